@@ -1,0 +1,176 @@
+/**
+ * What a caller asks for: messages, tools and options, the same for every provider. Each provider's
+ * `request.ts` turns it into that provider's body. A bare string is a request too.
+ *
+ * @since 0.1.0
+ */
+import * as JSONSchema from "effect/JSONSchema"
+import * as Schema from "effect/Schema"
+import * as ToolCall from "./ToolCall.js"
+
+/** Bytes given as base64 text or raw bytes. */
+const Bytes = Schema.Union(Schema.String, Schema.Uint8ArrayFromSelf)
+
+/** A piece of text in a message. */
+export const TextPart = Schema.Struct({ type: Schema.Literal("text"), text: Schema.String })
+
+/** An image, by URL or by bytes (base64 text or `Uint8Array`). */
+export const ImagePart = Schema.Struct({
+  type: Schema.Literal("image"),
+  url: Schema.optional(Schema.String),
+  data: Schema.optional(Bytes),
+  mediaType: Schema.optional(Schema.String),
+  detail: Schema.optional(Schema.Literal("auto", "low", "high"))
+})
+
+/** A file (PDF, audio …), by URL or by bytes. */
+export const FilePart = Schema.Struct({
+  type: Schema.Literal("file"),
+  url: Schema.optional(Schema.String),
+  data: Schema.optional(Bytes),
+  mediaType: Schema.String,
+  filename: Schema.optional(Schema.String)
+})
+
+/** Any part of a user message. */
+export const UserPart = Schema.Union(TextPart, ImagePart, FilePart)
+/** Any part of a user message. */
+export type UserPart = typeof UserPart.Type
+
+/** A reasoning block to send back on the next turn, as a `reasoning` chunk delivered it. */
+export const ReasoningPart = Schema.Struct({
+  text: Schema.String,
+  signature: Schema.optional(Schema.String),
+  redacted: Schema.optional(Schema.String)
+})
+/** A reasoning block to send back on the next turn. */
+export type ReasoningPart = typeof ReasoningPart.Type
+
+/** Instructions for the model. */
+export const SystemMessage = Schema.Struct({ role: Schema.Literal("system"), content: Schema.String })
+
+/** What the user says: text, or parts mixing text, images and files. */
+export const UserMessage = Schema.Struct({
+  role: Schema.Literal("user"),
+  content: Schema.Union(Schema.String, Schema.Array(UserPart))
+})
+
+/** What the model said earlier, with its tool calls and reasoning blocks kept for the next turn. */
+export const AssistantMessage = Schema.Struct({
+  role: Schema.Literal("assistant"),
+  content: Schema.String,
+  toolCalls: Schema.optional(Schema.Array(ToolCall.ToolCall)),
+  reasoning: Schema.optional(Schema.Array(ReasoningPart)),
+  refusal: Schema.optional(Schema.String)
+})
+/** What the model said earlier. */
+export type AssistantMessage = typeof AssistantMessage.Type
+
+/** The result of running a tool the model called. */
+export const ToolMessage = Schema.Struct({
+  role: Schema.Literal("tool"),
+  toolCallId: Schema.String,
+  name: Schema.optional(Schema.String),
+  content: Schema.Union(Schema.String, Schema.Array(TextPart)),
+  isError: Schema.optional(Schema.Boolean)
+})
+
+/** Any message. */
+export const Message = Schema.Union(SystemMessage, UserMessage, AssistantMessage, ToolMessage)
+/** Any message, discriminated on `role`. */
+export type Message = typeof Message.Type
+
+/** A tool the model may call; `parameters` is a JSON Schema object. */
+export const Tool = Schema.Struct({
+  name: Schema.String,
+  description: Schema.optional(Schema.String),
+  parameters: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+  strict: Schema.optional(Schema.Boolean)
+})
+/** A tool the model may call. */
+export type Tool = typeof Tool.Type
+
+/** Which tool the model may or must call. */
+export const ToolChoice = Schema.Union(
+  Schema.Literal("auto", "none", "required"),
+  Schema.Struct({ type: Schema.Literal("tool"), name: Schema.String })
+)
+/** Which tool the model may or must call. */
+export type ToolChoice = typeof ToolChoice.Type
+
+/** The shape of the answer: free text, any JSON object, or JSON matching a schema. */
+export const ResponseFormat = Schema.Union(
+  Schema.Struct({ type: Schema.Literal("text") }),
+  Schema.Struct({ type: Schema.Literal("json") }),
+  Schema.Struct({
+    type: Schema.Literal("json_schema"),
+    name: Schema.String,
+    schema: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+    description: Schema.optional(Schema.String),
+    strict: Schema.optional(Schema.Boolean)
+  })
+)
+/** The shape of the answer. */
+export type ResponseFormat = typeof ResponseFormat.Type
+
+/** How hard the model should think: an effort level, a token budget, or both. */
+export const ReasoningOptions = Schema.Struct({
+  effort: Schema.optional(Schema.Literal("minimal", "low", "medium", "high")),
+  budgetTokens: Schema.optional(Schema.Number)
+})
+
+/** A chat request. */
+export const ChatRequest = Schema.Struct({
+  messages: Schema.Array(Message),
+  tools: Schema.optional(Schema.Array(Tool)),
+  toolChoice: Schema.optional(ToolChoice),
+  maxTokens: Schema.optional(Schema.Number),
+  temperature: Schema.optional(Schema.Number),
+  topP: Schema.optional(Schema.Number),
+  stop: Schema.optional(Schema.Array(Schema.String)),
+  reasoning: Schema.optional(ReasoningOptions),
+  responseFormat: Schema.optional(ResponseFormat),
+  headers: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String })),
+  /** Extra body fields for the provider, merged last into its request body. */
+  providerOptions: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
+})
+
+/** A chat request. */
+export type ChatRequest = typeof ChatRequest.Type
+
+/** What request-taking functions accept: a full request or a bare user prompt. */
+export type Input = ChatRequest | string
+
+/** Turns a bare string into a one-message request; a request is returned as is. */
+export const make = (input: Input): ChatRequest =>
+  typeof input === "string" ? { messages: [{ role: "user", content: input }] } : input
+
+/** A user message. */
+export const user = (content: string | ReadonlyArray<UserPart>): Message => ({ role: "user", content })
+
+/** A system message. */
+export const system = (content: string): Message => ({ role: "system", content })
+
+/** A tool-result message answering the call with `toolCallId`. */
+export const toolResult = (
+  toolCallId: string,
+  content: string,
+  options?: { readonly name?: string; readonly isError?: boolean }
+): Message => ({ role: "tool", toolCallId, content, ...options })
+
+/** Builds a tool whose parameters come from an Effect Schema (through `JSONSchema.make`). */
+export const tool = <A, I, R>(options: {
+  readonly name: string
+  readonly description?: string
+  readonly parameters: Schema.Schema<A, I, R>
+  readonly strict?: boolean
+}): Tool => {
+  const json = JSONSchema.make(options.parameters) as unknown as Record<string, unknown>
+  const { $schema: _drop, ...parameters } = json
+  return {
+    name: options.name,
+    parameters,
+    ...(options.description !== undefined ? { description: options.description } : {}),
+    ...(options.strict !== undefined ? { strict: options.strict } : {})
+  }
+}

@@ -1,0 +1,64 @@
+/**
+ * Non-text output of a response: images, files, sources/citations, refusals and blocks of tools the
+ * provider ran itself. Carried by `content-part` chunks and kept in `Response.contentParts`.
+ *
+ * @since 0.1.0
+ */
+import * as Schema from "effect/Schema"
+
+const providerMetadata = Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
+
+/** A generated image, by URL or base64 data. */
+export const Image = Schema.Struct({
+  type: Schema.Literal("image"),
+  mediaType: Schema.optional(Schema.String),
+  url: Schema.optional(Schema.String),
+  data: Schema.optional(Schema.String),
+  providerMetadata
+})
+
+/** A generated file, by URL or base64 data. */
+export const File = Schema.Struct({
+  type: Schema.Literal("file"),
+  mediaType: Schema.optional(Schema.String),
+  url: Schema.optional(Schema.String),
+  data: Schema.optional(Schema.String),
+  filename: Schema.optional(Schema.String),
+  providerMetadata
+})
+
+/** A citation or source the answer relied on. */
+export const Source = Schema.Struct({
+  type: Schema.Literal("source"),
+  sourceType: Schema.Literal("url", "document"),
+  id: Schema.optional(Schema.String),
+  url: Schema.optional(Schema.String),
+  title: Schema.optional(Schema.String),
+  mediaType: Schema.optional(Schema.String),
+  providerMetadata
+})
+
+/** The model declined to answer; `text` is its stated refusal (kept apart from the answer text). */
+export const Refusal = Schema.Struct({
+  type: Schema.Literal("refusal"),
+  text: Schema.String,
+  providerMetadata
+})
+
+/** A tool the provider executed itself (web search, code execution …): its call or its result. */
+export const ProviderTool = Schema.Struct({
+  type: Schema.Literal("provider-tool"),
+  kind: Schema.Literal("call", "result"),
+  id: Schema.String,
+  name: Schema.String,
+  input: Schema.optional(Schema.Unknown),
+  output: Schema.optional(Schema.Unknown),
+  isError: Schema.optional(Schema.Boolean),
+  providerMetadata
+})
+
+/** Schema of any output content part. */
+export const ContentPart = Schema.Union(Image, File, Source, Refusal, ProviderTool)
+
+/** Any output content part, discriminated on `type`. */
+export type ContentPart = typeof ContentPart.Type

@@ -1,0 +1,143 @@
+/**
+ * The error taxonomy. Every failure of a provider stream ends as one terminal `error` chunk
+ * carrying an {@link ErrorInfo}; `LanguageModel.chat` fails with the {@link LlmError} built from it.
+ *
+ * @since 0.1.0
+ */
+import * as Schema from "effect/Schema"
+import type * as Response from "./Response.js"
+
+/** Every error code, each with a fixed meaning across providers. */
+export const ErrorCode = Schema.Literal(
+  "authentication",
+  "permission",
+  "not_found",
+  "invalid_request",
+  "context_length",
+  "rate_limit",
+  "quota",
+  "overloaded",
+  "server",
+  "timeout",
+  "network",
+  "protocol",
+  "truncated",
+  "unknown"
+)
+
+/** One of the {@link ErrorCode} literals. */
+export type ErrorCode = typeof ErrorCode.Type
+
+/** The plain data of an error, as carried by the terminal `error` chunk (JSON-safe). */
+export const ErrorInfo = Schema.Struct({
+  code: ErrorCode,
+  message: Schema.String,
+  status: Schema.optional(Schema.Number),
+  retryable: Schema.Boolean,
+  retryAfterMs: Schema.optional(Schema.Number),
+  provider: Schema.optional(Schema.String),
+  requestId: Schema.optional(Schema.String),
+  details: Schema.optional(Schema.Unknown)
+})
+
+/** The plain data of an error. */
+export type ErrorInfo = typeof ErrorInfo.Type
+
+const PartialResponse = Schema.declare(
+  (u: unknown): u is Response.Response => typeof u === "object" && u !== null && "text" in u,
+  { identifier: "Response" }
+)
+
+/** A typed, taggable error (`Effect.catchTag("LlmError", …)`), optionally carrying the partial Response. */
+export class LlmError extends Schema.TaggedError<LlmError>("effect-llm-stream/LlmError")("LlmError", {
+  ...ErrorInfo.fields,
+  response: Schema.optional(PartialResponse)
+}) {}
+
+/** Codes that are worth retrying by default (before any output). */
+const retryableCodes: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  "rate_limit",
+  "overloaded",
+  "server",
+  "timeout",
+  "network"
+])
+
+/** Whether an error code is transient by nature. */
+export const isRetryableCode = (code: ErrorCode): boolean => retryableCodes.has(code)
+
+/** The largest `details` kept, in characters of its JSON form: provider bodies can be huge. */
+export const maxDetailsChars = 8_192
+
+/** Caps an error body so a huge provider response cannot bloat an error chunk. */
+export const capDetails = (details: unknown): unknown => {
+  if (details === undefined) return undefined
+  if (typeof details === "string") {
+    return details.length > maxDetailsChars ? details.slice(0, maxDetailsChars) + "…[truncated]" : details
+  }
+  let json: string | undefined
+  try {
+    json = JSON.stringify(details)
+  } catch {
+    return String(details).slice(0, maxDetailsChars)
+  }
+  if (json === undefined || json.length <= maxDetailsChars) return details
+  return json.slice(0, maxDetailsChars) + "…[truncated]"
+}
+
+/** Builds an {@link ErrorInfo}; `retryable` defaults from the code, `details` is size-capped. */
+export const info = (fields: {
+  readonly code: ErrorCode
+  readonly message: string
+  readonly status?: number | undefined
+  readonly retryable?: boolean | undefined
+  readonly retryAfterMs?: number | undefined
+  readonly provider?: string | undefined
+  readonly requestId?: string | undefined
+  readonly details?: unknown
+}): ErrorInfo => {
+  const out: {
+    code: ErrorCode
+    message: string
+    retryable: boolean
+    status?: number
+    retryAfterMs?: number
+    provider?: string
+    requestId?: string
+    details?: unknown
+  } = {
+    code: fields.code,
+    message: fields.message,
+    retryable: fields.retryable ?? isRetryableCode(fields.code)
+  }
+  if (fields.status !== undefined) out.status = fields.status
+  if (fields.retryAfterMs !== undefined) out.retryAfterMs = fields.retryAfterMs
+  if (fields.provider !== undefined) out.provider = fields.provider
+  if (fields.requestId !== undefined) out.requestId = fields.requestId
+  const details = capDetails(fields.details)
+  if (details !== undefined) out.details = details
+  return out
+}
+
+/** Builds an {@link LlmError} from error data, optionally attaching the partial response. */
+export const fromInfo = (error: ErrorInfo, response?: Response.Response): LlmError =>
+  new LlmError(response === undefined ? error : { ...error, response })
+
+/** The plain data of an {@link LlmError} (drops the attached response). */
+export const toInfo = (error: LlmError): ErrorInfo =>
+  info({
+    code: error.code,
+    message: error.message,
+    status: error.status,
+    retryable: error.retryable,
+    retryAfterMs: error.retryAfterMs,
+    provider: error.provider,
+    requestId: error.requestId,
+    details: error.details
+  })
+
+/** Builds an {@link LlmError} directly. */
+export const make = (fields: Parameters<typeof info>[0]): LlmError => new LlmError(info(fields))
+
+/** Whether a value is an {@link LlmError}. */
+export const isLlmError = (u: unknown): u is LlmError => u instanceof LlmError

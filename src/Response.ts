@@ -1,0 +1,185 @@
+/**
+ * The final response of one model call, reassembled from its chunks in a single pass.
+ *
+ * `Response.sink`, `Response.collect` and `Response.fromChunks` give identical results. A stream that
+ * ended in an error still yields everything received before it, plus the error.
+ *
+ * @since 0.1.0
+ */
+import type * as Effect from "effect/Effect"
+import * as Sink from "effect/Sink"
+import * as Stream from "effect/Stream"
+import type * as ChatRequest from "./ChatRequest.js"
+import type * as ContentPart from "./ContentPart.js"
+import type * as LlmError from "./LlmError.js"
+import type * as StreamChunk from "./StreamChunk.js"
+import * as ToolCall from "./ToolCall.js"
+import * as Usage from "./Usage.js"
+
+/** Who produced a response. */
+export interface Metadata {
+  readonly provider: string
+  readonly model?: string
+  readonly responseId?: string
+}
+
+/** A reassembled response. */
+export interface Response {
+  /** The answer text. */
+  readonly text: string
+  /** The whole reasoning trace. */
+  readonly reasoning: string
+  /** Finished reasoning blocks, with signature / redacted data to send back next turn. */
+  readonly reasoningParts: ReadonlyArray<ChatRequest.ReasoningPart>
+  /** Every tool call, in order of first appearance; unfinished fragments are finalized too. */
+  readonly toolCalls: ReadonlyArray<ToolCall.ToolCall>
+  /** Non-text output, without stream-only previews. */
+  readonly contentParts: ReadonlyArray<ContentPart.ContentPart>
+  /** The last usage snapshot, merged last-wins per field. */
+  readonly usage: Usage.Usage | undefined
+  /** The normalized finish reason; `error` when the stream ended in an error. */
+  readonly finishReason: StreamChunk.FinishReason | undefined
+  /** The provider's own finish reason string. */
+  readonly rawFinishReason: string | undefined
+  /** The error the stream ended with, if any. */
+  readonly error: LlmError.ErrorInfo | undefined
+  /** Provider, model and response id, when the provider said. */
+  readonly metadata: Metadata | undefined
+  /** The assistant message to append to the next request. */
+  readonly message: ChatRequest.AssistantMessage
+}
+
+/** A mutable single-pass accumulator; one per reassembly, never shared. */
+class Builder {
+  private readonly text: Array<string> = []
+  private readonly reasoningText: Array<string> = []
+  private pendingReasoning: Array<string> = []
+  private readonly reasoningParts: Array<ChatRequest.ReasoningPart> = []
+  private readonly fragments = new ToolCall.Assembler()
+  private readonly finished = new Map<number, ToolCall.ToolCall>()
+  private readonly callOrder: Array<number> = []
+  private readonly contentParts: Array<ContentPart.ContentPart> = []
+  private usage: Usage.Usage | undefined = undefined
+  private finishReason: StreamChunk.FinishReason | undefined = undefined
+  private rawFinishReason: string | undefined = undefined
+  private error: LlmError.ErrorInfo | undefined = undefined
+  private metadata: Metadata | undefined = undefined
+  private ended = false
+
+  add(chunk: StreamChunk.StreamChunk): void {
+    if (this.ended) return
+    switch (chunk.type) {
+      case "text-delta":
+        this.text.push(chunk.delta)
+        return
+      case "reasoning-delta":
+        this.reasoningText.push(chunk.delta)
+        this.pendingReasoning.push(chunk.delta)
+        return
+      case "reasoning": {
+        const part: { text: string; signature?: string; redacted?: string } = { text: chunk.text }
+        if (chunk.signature !== undefined) part.signature = chunk.signature
+        if (chunk.redacted !== undefined) part.redacted = chunk.redacted
+        this.reasoningParts.push(part)
+        this.pendingReasoning = []
+        return
+      }
+      case "tool-call-delta":
+        this.noteCall(chunk.index)
+        this.fragments.add(chunk.index, chunk.argumentsDelta, chunk.id, chunk.name)
+        return
+      case "tool-call":
+        this.noteCall(chunk.toolCall.index)
+        this.finished.set(chunk.toolCall.index, chunk.toolCall)
+        return
+      case "content-part":
+        if (chunk.streamOnly !== true) this.contentParts.push(chunk.part)
+        return
+      case "usage":
+        this.usage = Usage.merge(this.usage, chunk.usage)
+        return
+      case "metadata":
+        if (this.metadata === undefined) {
+          const m: { provider: string; model?: string; responseId?: string } = { provider: chunk.provider }
+          if (chunk.model !== undefined) m.model = chunk.model
+          if (chunk.responseId !== undefined) m.responseId = chunk.responseId
+          this.metadata = m
+        }
+        return
+      case "cache-read":
+      case "cache-write":
+        return
+      case "finish":
+        this.finishReason = chunk.reason
+        this.rawFinishReason = chunk.rawReason
+        this.ended = true
+        return
+      case "error":
+        this.error = chunk.error
+        this.finishReason = "error"
+        this.ended = true
+        return
+    }
+  }
+
+  private noteCall(index: number): void {
+    if (!this.finished.has(index) && !this.fragments.has(index)) this.callOrder.push(index)
+  }
+
+  done(): Response {
+    const reasoningParts = this.pendingReasoning.length > 0
+      ? [...this.reasoningParts, { text: this.pendingReasoning.join("") }]
+      : this.reasoningParts
+    const toolCalls = this.callOrder.map((index) => this.finished.get(index) ?? this.fragments.finish(index)!)
+    const text = this.text.join("")
+    const reasoning = this.reasoningText.length > 0
+      ? this.reasoningText.join("")
+      : reasoningParts.map((p) => p.text).join("")
+    const refusal = this.contentParts
+      .filter((p): p is Extract<ContentPart.ContentPart, { type: "refusal" }> => p.type === "refusal")
+      .map((p) => p.text)
+      .join("")
+    const message: {
+      role: "assistant"
+      content: string
+      toolCalls?: ReadonlyArray<ToolCall.ToolCall>
+      reasoning?: ReadonlyArray<ChatRequest.ReasoningPart>
+      refusal?: string
+    } = { role: "assistant", content: text }
+    if (toolCalls.length > 0) message.toolCalls = toolCalls
+    if (reasoningParts.length > 0) message.reasoning = reasoningParts
+    if (refusal !== "") message.refusal = refusal
+    return {
+      text,
+      reasoning,
+      reasoningParts,
+      toolCalls,
+      contentParts: this.contentParts,
+      usage: this.usage,
+      finishReason: this.finishReason,
+      rawFinishReason: this.rawFinishReason,
+      error: this.error,
+      metadata: this.metadata,
+      message
+    }
+  }
+}
+
+/** Reassembles a response from chunks already in memory. */
+export const fromChunks = (chunks: Iterable<StreamChunk.StreamChunk>): Response => {
+  const builder = new Builder()
+  for (const chunk of chunks) builder.add(chunk)
+  return builder.done()
+}
+
+/** A `Sink` that reassembles a response, folding whole chunks of elements at a time. */
+export const sink: Sink.Sink<Response, StreamChunk.StreamChunk> = Sink.suspend(() =>
+  Sink.foldLeftChunks<Builder, StreamChunk.StreamChunk>(new Builder(), (builder, chunk) => {
+    for (const c of chunk) builder.add(c)
+    return builder
+  }).pipe(Sink.map((builder) => builder.done()))
+)
+
+/** Runs a chunk stream to its end and reassembles the response. */
+export const collect = <E, R>(stream: Stream.Stream<StreamChunk.StreamChunk, E, R>): Effect.Effect<Response, E, R> =>
+  Stream.run(stream, sink)

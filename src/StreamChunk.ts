@@ -1,0 +1,488 @@
+/**
+ * The protocol: one discriminated union of chunks (on `type`) for every provider.
+ *
+ * Every stream a provider returns ends with exactly one terminal chunk, `finish` or `error`; see
+ * {@link ensureTerminal}, the one place that guarantees it.
+ *
+ * @since 0.1.0
+ */
+import * as Cause from "effect/Cause"
+import * as Chunk from "effect/Chunk"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
+import * as ContentPart from "./ContentPart.js"
+import * as LlmError from "./LlmError.js"
+import * as ToolCall from "./ToolCall.js"
+import * as Usage from "./Usage.js"
+
+import * as Reason from "./FinishReason.js"
+
+export {
+  /** Schema of the normalized finish reason, and its type. */
+  FinishReason,
+  /** Normalizes a provider's finish-reason string (case-insensitive); anything unknown is `stop`. */
+  normalizeFinishReason
+} from "./FinishReason.js"
+
+// ---------------------------------------------------------------------------------------------
+// Chunk schemas
+// ---------------------------------------------------------------------------------------------
+
+/** Who answered: at most once, first, when known. */
+export const Metadata = Schema.Struct({
+  type: Schema.Literal("metadata"),
+  provider: Schema.String,
+  model: Schema.optional(Schema.String),
+  responseId: Schema.optional(Schema.String)
+})
+
+/** A piece of the answer. */
+export const TextDelta = Schema.Struct({ type: Schema.Literal("text-delta"), delta: Schema.String })
+
+/** A piece of the reasoning trace; `accumulated` is this response's reasoning so far. */
+export const ReasoningDelta = Schema.Struct({
+  type: Schema.Literal("reasoning-delta"),
+  delta: Schema.String,
+  accumulated: Schema.String
+})
+
+/** A finished reasoning block with what must be sent back on the next turn. */
+export const Reasoning = Schema.Struct({
+  type: Schema.Literal("reasoning"),
+  text: Schema.String,
+  signature: Schema.optional(Schema.String),
+  redacted: Schema.optional(Schema.String)
+})
+
+/** A raw JSON fragment of a tool call's arguments; `name`/`id` ride on its first fragment. */
+export const ToolCallDelta = Schema.Struct({
+  type: Schema.Literal("tool-call-delta"),
+  index: Schema.Number,
+  id: Schema.optional(Schema.String),
+  name: Schema.optional(Schema.String),
+  argumentsDelta: Schema.String
+})
+
+/** A complete tool call, arguments decoded once. */
+export const ToolCallChunk = Schema.Struct({ type: Schema.Literal("tool-call"), toolCall: ToolCall.ToolCall })
+
+/** Non-text output; `streamOnly` parts (previews) are left out of the Response. */
+export const ContentPartChunk = Schema.Struct({
+  type: Schema.Literal("content-part"),
+  part: ContentPart.ContentPart,
+  streamOnly: Schema.optional(Schema.Boolean)
+})
+
+/** This response's running usage totals (a snapshot: the last one wins). */
+export const UsageChunk = Schema.Struct({ type: Schema.Literal("usage"), usage: Usage.Usage })
+
+/** Prompt-cache hits; `accumulated` is the UsageMeter's running total. */
+export const CacheRead = Schema.Struct({
+  type: Schema.Literal("cache-read"),
+  cacheReadTokens: Schema.Number,
+  accumulated: Schema.Number
+})
+
+/** Prompt-cache writes; `accumulated` is the UsageMeter's running total. */
+export const CacheWrite = Schema.Struct({
+  type: Schema.Literal("cache-write"),
+  cacheWriteTokens: Schema.Number,
+  accumulated: Schema.Number
+})
+
+/** Terminal: the response ended normally. */
+export const Finish = Schema.Struct({
+  type: Schema.Literal("finish"),
+  reason: Reason.FinishReason,
+  rawReason: Schema.optional(Schema.String)
+})
+
+/** Terminal: the response ended in an error. */
+export const ErrorChunk = Schema.Struct({ type: Schema.Literal("error"), error: LlmError.ErrorInfo })
+
+/** Schema of any chunk in memory (the `Type` side). */
+export const StreamChunkType = Schema.Union(
+  Metadata,
+  TextDelta,
+  ReasoningDelta,
+  Reasoning,
+  ToolCallDelta,
+  ToolCallChunk,
+  ContentPartChunk,
+  UsageChunk,
+  CacheRead,
+  CacheWrite,
+  Finish,
+  ErrorChunk
+)
+
+/** One chunk of a uniform LLM stream. */
+export type StreamChunk = typeof StreamChunkType.Type
+
+/** The `type` tags of all twelve chunk kinds. */
+export type ChunkType = StreamChunk["type"]
+
+/** The chunk whose `type` is `T`. */
+export type Of<T extends ChunkType> = Extract<StreamChunk, { readonly type: T }>
+
+// ---------------------------------------------------------------------------------------------
+// Constructors
+// ---------------------------------------------------------------------------------------------
+
+/** Builds a `metadata` chunk. */
+export const metadata = (provider: string, model?: string, responseId?: string): Of<"metadata"> => {
+  const out: { type: "metadata"; provider: string; model?: string; responseId?: string } = {
+    type: "metadata",
+    provider
+  }
+  if (model !== undefined) out.model = model
+  if (responseId !== undefined) out.responseId = responseId
+  return out
+}
+
+/** Builds a `text-delta` chunk. */
+export const textDelta = (delta: string): Of<"text-delta"> => ({ type: "text-delta", delta })
+
+/** Builds a `reasoning-delta` chunk. */
+export const reasoningDelta = (delta: string, accumulated: string): Of<"reasoning-delta"> => ({
+  type: "reasoning-delta",
+  delta,
+  accumulated
+})
+
+/** Builds a `reasoning` chunk (a finished block, with signature or redacted data when given). */
+export const reasoning = (
+  text: string,
+  options?: { readonly signature?: string | undefined; readonly redacted?: string | undefined }
+): Of<"reasoning"> => {
+  const out: { type: "reasoning"; text: string; signature?: string; redacted?: string } = { type: "reasoning", text }
+  if (options?.signature !== undefined) out.signature = options.signature
+  if (options?.redacted !== undefined) out.redacted = options.redacted
+  return out
+}
+
+/** Builds a `tool-call-delta` chunk. */
+export const toolCallDelta = (
+  index: number,
+  argumentsDelta: string,
+  options?: { readonly id?: string | undefined; readonly name?: string | undefined }
+): Of<"tool-call-delta"> => {
+  const out: { type: "tool-call-delta"; index: number; argumentsDelta: string; id?: string; name?: string } = {
+    type: "tool-call-delta",
+    index,
+    argumentsDelta
+  }
+  if (options?.id !== undefined) out.id = options.id
+  if (options?.name !== undefined) out.name = options.name
+  return out
+}
+
+/** Builds a `tool-call` chunk. */
+export const toolCall = (call: ToolCall.ToolCall): Of<"tool-call"> => ({ type: "tool-call", toolCall: call })
+
+/** Builds a `content-part` chunk. */
+export const contentPart = (part: ContentPart.ContentPart, streamOnly?: boolean): Of<"content-part"> =>
+  streamOnly === true ? { type: "content-part", part, streamOnly: true } : { type: "content-part", part }
+
+/** Builds a `usage` chunk. */
+export const usage = (value: Usage.Usage): Of<"usage"> => ({ type: "usage", usage: value })
+
+/** Builds a `cache-read` chunk; `accumulated` defaults to this response's value. */
+export const cacheRead = (cacheReadTokens: number, accumulated = cacheReadTokens): Of<"cache-read"> => ({
+  type: "cache-read",
+  cacheReadTokens,
+  accumulated
+})
+
+/** Builds a `cache-write` chunk; `accumulated` defaults to this response's value. */
+export const cacheWrite = (cacheWriteTokens: number, accumulated = cacheWriteTokens): Of<"cache-write"> => ({
+  type: "cache-write",
+  cacheWriteTokens,
+  accumulated
+})
+
+/** Builds a terminal `finish` chunk from a normalized reason. */
+export const finish = (reason: Reason.FinishReason, rawReason?: string): Of<"finish"> =>
+  rawReason === undefined ? { type: "finish", reason } : { type: "finish", reason, rawReason }
+
+/** Builds a terminal `finish` chunk from a provider's raw reason, normalizing it. */
+export const finishFromRaw = (rawReason: string | null | undefined): Of<"finish"> =>
+  finish(Reason.normalizeFinishReason(rawReason), rawReason ?? undefined)
+
+/** Builds a terminal `error` chunk. */
+export const error = (value: LlmError.ErrorInfo | LlmError.LlmError): Of<"error"> => ({
+  type: "error",
+  error: LlmError.isLlmError(value) ? LlmError.toInfo(value) : value
+})
+
+// ---------------------------------------------------------------------------------------------
+// Guards
+// ---------------------------------------------------------------------------------------------
+
+/** Whether a chunk ends the stream (`finish` or `error`). */
+export const isTerminal = (chunk: StreamChunk): chunk is Of<"finish"> | Of<"error"> =>
+  chunk.type === "finish" || chunk.type === "error"
+
+/** Whether a chunk is output (text, reasoning, tool call, content part): retries stop after one. */
+export const isContent = (chunk: StreamChunk): boolean => {
+  switch (chunk.type) {
+    case "text-delta":
+    case "reasoning-delta":
+    case "reasoning":
+    case "tool-call-delta":
+    case "tool-call":
+    case "content-part":
+      return true
+    default:
+      return false
+  }
+}
+
+/** Returns a guard for one chunk type, e.g. `Stream.filter(StreamChunk.is("text-delta"))`. */
+export const is = <T extends ChunkType>(type: T) => (chunk: StreamChunk): chunk is Of<T> => chunk.type === type
+
+// ---------------------------------------------------------------------------------------------
+// Tool calls
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * Reassembles a response's tool calls from its chunks: fragments grouped by `index`, concatenated in
+ * arrival order, decoded once; a finished `tool-call` chunk wins over fragments of the same index.
+ * Returns `undefined` when there were none, so it can be handed straight to a message.
+ */
+export const finalizeToolCalls = (
+  chunks: Iterable<StreamChunk>
+): ReadonlyArray<ToolCall.ToolCall> | undefined => {
+  const assembler = new ToolCall.Assembler()
+  const finished = new Map<number, ToolCall.ToolCall>()
+  const order: Array<number> = []
+  for (const chunk of chunks) {
+    if (chunk.type === "tool-call-delta") {
+      if (!assembler.has(chunk.index) && !finished.has(chunk.index)) order.push(chunk.index)
+      assembler.add(chunk.index, chunk.argumentsDelta, chunk.id, chunk.name)
+    } else if (chunk.type === "tool-call") {
+      const index = chunk.toolCall.index
+      if (!assembler.has(index) && !finished.has(index)) order.push(index)
+      finished.set(index, chunk.toolCall)
+    }
+  }
+  if (order.length === 0) return undefined
+  return order.map((index) => finished.get(index) ?? assembler.finish(index)!)
+}
+
+// ---------------------------------------------------------------------------------------------
+// The terminal invariant
+// ---------------------------------------------------------------------------------------------
+
+/** The error data for a failure or defect that reached the end of a stream. */
+export const errorFromCause = <E>(cause: Cause.Cause<E>, provider?: string): LlmError.ErrorInfo => {
+  const failure = Cause.failureOption(cause)
+  if (failure._tag === "Some") {
+    const e: unknown = failure.value
+    if (LlmError.isLlmError(e)) return LlmError.toInfo(e)
+    return LlmError.info({
+      code: "unknown",
+      message: e instanceof Error ? e.message : `Stream failed: ${String(e)}`,
+      provider
+    })
+  }
+  const defect = Cause.squash(cause)
+  return LlmError.info({
+    code: "unknown",
+    message: `Internal defect: ${defect instanceof Error ? defect.message : String(defect)}`,
+    retryable: false,
+    provider
+  })
+}
+
+/** The error data for a stream that ended without its end marker. */
+export const truncatedError = (provider?: string): LlmError.ErrorInfo =>
+  LlmError.info({
+    code: "truncated",
+    message: "The stream ended without the provider's end marker",
+    provider
+  })
+
+/**
+ * Turns any chunk stream into one that cannot fail and ends with exactly one terminal chunk:
+ * failures and defects become an `error` chunk, a stream ending without a terminal chunk gets an
+ * `error` chunk with code `truncated`, and nothing is emitted after the first terminal chunk (which
+ * also stops pulling from, and so closes, the source). A consumer that stops early sees no terminal.
+ */
+export const ensureTerminal = <E, R>(
+  self: Stream.Stream<StreamChunk, E, R>,
+  options?: { readonly provider?: string | undefined }
+): Stream.Stream<StreamChunk, never, R> =>
+  Stream.suspend(() => {
+    let terminated = false
+    const body = self.pipe(
+      Stream.catchAllCause((cause) =>
+        Cause.isInterruptedOnly(cause)
+          ? Stream.fromEffect(Effect.interrupt)
+          : Stream.succeed(error(errorFromCause(cause, options?.provider)))
+      ),
+      Stream.takeUntil(isTerminal),
+      Stream.mapChunks((chunk) => {
+        if (!terminated && Chunk.some(chunk, isTerminal)) terminated = true
+        return chunk
+      })
+    )
+    return Stream.concat(
+      body,
+      Stream.suspend(() => (terminated ? Stream.empty : Stream.succeed(error(truncatedError(options?.provider)))))
+    )
+  })
+
+// ---------------------------------------------------------------------------------------------
+// Validation
+// ---------------------------------------------------------------------------------------------
+
+const isObj = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null
+const isStr = (u: unknown): u is string => typeof u === "string"
+const isCount = (u: unknown): u is number => typeof u === "number" && Number.isFinite(u) && u >= 0
+const isIndex = (u: unknown): u is number => typeof u === "number" && Number.isInteger(u) && u >= 0
+
+const problem = (c: Record<string, unknown>): string | undefined => {
+  switch (c.type) {
+    case "metadata":
+      return isStr(c.provider) && c.provider !== "" ? undefined : "metadata chunks must name a provider"
+    case "text-delta":
+      return isStr(c.delta) ? undefined : "text-delta chunks must have string text in delta"
+    case "reasoning-delta":
+      return isStr(c.delta) && isStr(c.accumulated)
+        ? undefined
+        : "reasoning-delta chunks must have string delta and accumulated"
+    case "reasoning":
+      return isStr(c.text) ? undefined : "reasoning chunks must have string text"
+    case "tool-call-delta":
+      if (!isIndex(c.index)) return "tool-call-delta chunks must have a non-negative integer index"
+      return isStr(c.argumentsDelta) ? undefined : "tool-call-delta chunks must have a string argumentsDelta"
+    case "tool-call": {
+      const t = c.toolCall
+      if (!isObj(t)) return "tool-call chunks must carry a toolCall"
+      if (!isStr(t.name) || t.name === "") return "tool-call chunks must have a non-empty name"
+      if (!isStr(t.id) || t.id === "") return "tool-call chunks must have a non-empty id"
+      if (!isIndex(t.index)) return "tool-call chunks must have a non-negative integer index"
+      if (!("arguments" in t) || t.arguments === undefined) return "tool-call chunks must have arguments"
+      return isStr(t.rawArguments) ? undefined : "tool-call chunks must have string rawArguments"
+    }
+    case "content-part":
+      return isObj(c.part) && isStr(c.part.type) ? undefined : "content-part chunks must carry a typed part"
+    case "usage": {
+      const u = c.usage
+      if (!isObj(u)) return "usage chunks must carry a usage object"
+      return isCount(u.inputTokens) && isCount(u.outputTokens) && isCount(u.totalTokens)
+        ? undefined
+        : "usage chunks must have non-negative inputTokens, outputTokens and totalTokens"
+    }
+    case "cache-read":
+      return isCount(c.cacheReadTokens) && isCount(c.accumulated)
+        ? undefined
+        : "cache-read chunks must have non-negative cacheReadTokens and accumulated"
+    case "cache-write":
+      return isCount(c.cacheWriteTokens) && isCount(c.accumulated)
+        ? undefined
+        : "cache-write chunks must have non-negative cacheWriteTokens and accumulated"
+    case "finish":
+      return Schema.is(Reason.FinishReason)(c.reason)
+        ? undefined
+        : "finish chunks must have a reason among stop, length, tool_calls, content_filter, error"
+    case "error": {
+      const e = c.error
+      if (!isObj(e)) return "error chunks must carry an error object"
+      if (!Schema.is(LlmError.ErrorCode)(e.code)) return "error chunks must have a known error code"
+      return isStr(e.message) ? undefined : "error chunks must have a string message"
+    }
+    default:
+      return `unknown chunk type: ${String(c.type)}`
+  }
+}
+
+/** Checks a chunk's per-type required fields, with a readable message on failure. */
+export const validate = (chunk: unknown): Either.Either<StreamChunk, string> => {
+  if (!isObj(chunk)) return Either.left("a chunk must be an object")
+  const message = problem(chunk)
+  return message === undefined ? Either.right(chunk as StreamChunk) : Either.left(message)
+}
+
+/** Like {@link validate}, but throws an `Error` with the message: for tests and scripts only. */
+export const validateOrThrow = (chunk: unknown): StreamChunk =>
+  Either.getOrThrowWith(validate(chunk), (message) => new Error(message))
+
+// ---------------------------------------------------------------------------------------------
+// JSON
+// ---------------------------------------------------------------------------------------------
+
+/** On the wire a reasoning delta carries only `delta`: sending `accumulated` would grow quadratically. */
+const ReasoningDeltaJson = Schema.transform(
+  Schema.Struct({ type: Schema.Literal("reasoning-delta"), delta: Schema.String }),
+  Schema.typeSchema(ReasoningDelta),
+  {
+    strict: true,
+    decode: (wire) => ({ type: wire.type, delta: wire.delta, accumulated: wire.delta }),
+    encode: (chunk) => ({ type: chunk.type, delta: chunk.delta })
+  }
+)
+
+/**
+ * JSON codec of one chunk (for sending a stream to a browser and reading it back). A decoded
+ * `reasoning-delta` holds only its own delta in `accumulated`; read a sequence with
+ * {@link decodeJsonLines} (or {@link accumulateReasoning}) to rebuild the running value.
+ */
+export const schema = Schema.Union(
+  Metadata,
+  TextDelta,
+  ReasoningDeltaJson,
+  Reasoning,
+  ToolCallDelta,
+  ToolCallChunk,
+  ContentPartChunk,
+  UsageChunk,
+  CacheRead,
+  CacheWrite,
+  Finish,
+  ErrorChunk
+)
+
+const encodeSync = Schema.encodeSync(schema)
+const decodeEither = Schema.decodeUnknownEither(schema)
+
+/** Encodes a chunk as one line of JSON. */
+export const encodeJson = (chunk: StreamChunk): string => JSON.stringify(encodeSync(chunk))
+
+/** Decodes one line of JSON into a chunk, or a readable message saying why it is not one. */
+export const decodeJson = (line: string): Either.Either<StreamChunk, string> => {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(line)
+  } catch (e) {
+    return Either.left(`not JSON: ${e instanceof Error ? e.message : String(e)}`)
+  }
+  return Either.mapLeft(decodeEither(parsed), (e) => e.message)
+}
+
+/** Returns a stateful step that rebuilds `reasoning-delta.accumulated` over a decoded sequence. */
+export const accumulateReasoning = (): ((chunk: StreamChunk) => StreamChunk) => {
+  let sofar = ""
+  return (chunk) => {
+    if (chunk.type !== "reasoning-delta") return chunk
+    sofar += chunk.delta
+    return reasoningDelta(chunk.delta, sofar)
+  }
+}
+
+/** Decodes a sequence of JSON lines, rebuilding reasoning accumulations; stops at the first bad line. */
+export const decodeJsonLines = (lines: Iterable<string>): Either.Either<Array<StreamChunk>, string> => {
+  const step = accumulateReasoning()
+  const out: Array<StreamChunk> = []
+  let n = 0
+  for (const line of lines) {
+    n++
+    const decoded = decodeJson(line)
+    if (Either.isLeft(decoded)) return Either.left(`line ${n}: ${decoded.left}`)
+    out.push(step(decoded.right))
+  }
+  return Either.right(out)
+}

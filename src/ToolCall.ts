@@ -1,0 +1,148 @@
+/**
+ * Tool calls: the finished shape, and incremental assembly from streamed fragments.
+ *
+ * Fragments are grouped by `index`, concatenated in arrival order and decoded once, so assembly is
+ * linear in the size of the arguments. A call with no arguments decodes to `{}`; arguments that do
+ * not parse are kept as `{ raw }` with `parseError` set, never dropped.
+ *
+ * @since 0.1.0
+ */
+import * as Schema from "effect/Schema"
+import { parse as parsePartialJson } from "partial-json"
+
+/** Schema of a finished tool call. */
+export const ToolCall = Schema.Struct({
+  index: Schema.Number,
+  id: Schema.String,
+  name: Schema.String,
+  arguments: Schema.Unknown,
+  rawArguments: Schema.String,
+  parseError: Schema.optional(Schema.String)
+})
+
+/** A finished tool call. */
+export type ToolCall = typeof ToolCall.Type
+
+/** The id given to a call whose provider sent none: stable for a given response and index. */
+export const synthesizeId = (index: number, prefix = "call"): string => `${prefix}_${index}`
+
+/** Decodes finished raw arguments once: empty → `{}`, invalid → `{ raw }` plus `parseError`. */
+export const decodeArguments = (
+  rawArguments: string
+): { readonly arguments: unknown; readonly parseError?: string } => {
+  if (rawArguments.trim() === "") return { arguments: {} }
+  try {
+    return { arguments: JSON.parse(rawArguments) as unknown }
+  } catch (e) {
+    return {
+      arguments: { raw: rawArguments },
+      parseError: e instanceof Error ? e.message : String(e)
+    }
+  }
+}
+
+/** Builds a finished call from its parts, decoding the raw arguments once. */
+export const make = (fields: {
+  readonly index: number
+  readonly id?: string | undefined
+  readonly name: string
+  readonly rawArguments: string
+  readonly idPrefix?: string | undefined
+}): ToolCall => {
+  const decoded = decodeArguments(fields.rawArguments)
+  const id = fields.id !== undefined && fields.id !== "" ? fields.id : synthesizeId(fields.index, fields.idPrefix)
+  return decoded.parseError === undefined
+    ? { index: fields.index, id, name: fields.name, arguments: decoded.arguments, rawArguments: fields.rawArguments }
+    : {
+      index: fields.index,
+      id,
+      name: fields.name,
+      arguments: decoded.arguments,
+      rawArguments: fields.rawArguments,
+      parseError: decoded.parseError
+    }
+}
+
+/**
+ * A lazy best-effort view of arguments still streaming: `{"city":"Par` reads as `{ city: "Par" }`.
+ * Costs one parse per call, so call it when a UI repaints, not per fragment.
+ */
+export const partialArguments = (rawArguments: string): unknown => {
+  if (rawArguments.trim() === "") return {}
+  try {
+    return parsePartialJson(rawArguments) as unknown
+  } catch {
+    return undefined
+  }
+}
+
+interface Pending {
+  readonly index: number
+  id: string | undefined
+  name: string | undefined
+  readonly parts: Array<string>
+  finished: boolean
+}
+
+/**
+ * A mutable assembler of one response's tool calls. Not shared: create one per response (decoders
+ * and sinks do so inside their own state).
+ */
+export class Assembler {
+  private readonly pending = new Map<number, Pending>()
+  private readonly order: Array<number> = []
+
+  /** @param idPrefix prefix of synthesized ids, e.g. the response id. */
+  constructor(readonly idPrefix?: string) {}
+
+  /** Adds one fragment; `id` and `name` may arrive on any fragment, the first value wins. */
+  add(index: number, argumentsDelta: string, id?: string, name?: string): void {
+    let p = this.pending.get(index)
+    if (p === undefined) {
+      p = { index, id: undefined, name: undefined, parts: [], finished: false }
+      this.pending.set(index, p)
+      this.order.push(index)
+    }
+    if (id !== undefined && id !== "" && p.id === undefined) p.id = id
+    if (name !== undefined && name !== "" && p.name === undefined) p.name = name
+    if (argumentsDelta !== "") p.parts.push(argumentsDelta)
+  }
+
+  /** Whether a call with this index has been seen. */
+  has(index: number): boolean {
+    return this.pending.has(index)
+  }
+
+  /** The name known so far for a call. */
+  nameOf(index: number): string | undefined {
+    return this.pending.get(index)?.name
+  }
+
+  /** The raw arguments received so far for a call (joined on demand). */
+  rawArguments(index: number): string {
+    return this.pending.get(index)?.parts.join("") ?? ""
+  }
+
+  /** Finishes one call, decoding its arguments once; `undefined` if unknown or already finished. */
+  finish(index: number): ToolCall | undefined {
+    const p = this.pending.get(index)
+    if (p === undefined || p.finished) return undefined
+    p.finished = true
+    return make({ index, id: p.id, name: p.name ?? "", rawArguments: p.parts.join(""), idPrefix: this.idPrefix })
+  }
+
+  /** Finishes every call not yet finished, in order of first appearance. */
+  finishAll(): Array<ToolCall> {
+    const out: Array<ToolCall> = []
+    for (const index of this.order) {
+      const call = this.finish(index)
+      if (call !== undefined) out.push(call)
+    }
+    return out
+  }
+
+  /** How many distinct calls have been seen. */
+  get size(): number {
+    return this.order.length
+  }
+}

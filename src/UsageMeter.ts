@@ -1,0 +1,158 @@
+/**
+ * Usage and cache counters across responses, held in a `SubscriptionRef` so a UI can watch them.
+ *
+ * Each response adds its *final* usage once, at its terminal chunk. Providers use the meter when it
+ * is in the context and work the same without it.
+ *
+ * @since 0.1.0
+ */
+import * as Chunk from "effect/Chunk"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
+import * as SubscriptionRef from "effect/SubscriptionRef"
+import * as StreamChunk from "./StreamChunk.js"
+import * as Usage from "./Usage.js"
+
+/** Counters for one scope (all responses, or one `provider:model`). */
+export interface Counters {
+  readonly requests: number
+  readonly errors: number
+  readonly inputTokens: number
+  readonly outputTokens: number
+  readonly cacheReadTokens: number
+  readonly cacheWriteTokens: number
+  readonly reasoningTokens: number
+}
+
+/** All counters: the totals plus the same per `provider:model`. */
+export interface Totals extends Counters {
+  readonly byModel: Readonly<Record<string, Counters>>
+}
+
+/** Counters at zero. */
+export const zeroCounters: Counters = {
+  requests: 0,
+  errors: 0,
+  inputTokens: 0,
+  outputTokens: 0,
+  cacheReadTokens: 0,
+  cacheWriteTokens: 0,
+  reasoningTokens: 0
+}
+
+/** Totals at zero. */
+export const emptyTotals: Totals = { ...zeroCounters, byModel: {} }
+
+/** The meter service: a `SubscriptionRef` of {@link Totals}. */
+export class UsageMeter extends Context.Tag("effect-llm-stream/UsageMeter")<
+  UsageMeter,
+  { readonly totals: SubscriptionRef.SubscriptionRef<Totals> }
+>() {}
+
+/** Builds a fresh meter (no shared state: each call makes its own ref). */
+export const make: Effect.Effect<UsageMeter["Type"]> = Effect.map(
+  SubscriptionRef.make(emptyTotals),
+  (totals) => ({ totals })
+)
+
+/** A layer providing a fresh meter. */
+export const layer: Layer.Layer<UsageMeter> = Layer.effect(UsageMeter, make)
+
+/** The current totals. */
+export const snapshot: Effect.Effect<Totals, never, UsageMeter> = Effect.flatMap(
+  UsageMeter,
+  (m) => SubscriptionRef.get(m.totals)
+)
+
+/** The totals now and after every update. */
+export const changes: Stream.Stream<Totals, never, UsageMeter> = Stream.unwrap(
+  Effect.map(UsageMeter, (m) => m.totals.changes)
+)
+
+/** Sets every counter back to zero. */
+export const reset: Effect.Effect<void, never, UsageMeter> = Effect.flatMap(
+  UsageMeter,
+  (m) => SubscriptionRef.set(m.totals, emptyTotals)
+)
+
+const addCounters = (c: Counters, usage: Usage.Usage | undefined, failed: boolean): Counters => ({
+  requests: c.requests + 1,
+  errors: c.errors + (failed ? 1 : 0),
+  inputTokens: c.inputTokens + (usage?.inputTokens ?? 0),
+  outputTokens: c.outputTokens + (usage?.outputTokens ?? 0),
+  cacheReadTokens: c.cacheReadTokens + (usage?.cacheReadTokens ?? 0),
+  cacheWriteTokens: c.cacheWriteTokens + (usage?.cacheWriteTokens ?? 0),
+  reasoningTokens: c.reasoningTokens + (usage?.reasoningTokens ?? 0)
+})
+
+/** Adds one finished response to totals (pure). */
+export const add = (
+  totals: Totals,
+  key: string,
+  usage: Usage.Usage | undefined,
+  failed: boolean
+): Totals => ({
+  ...addCounters(totals, usage, failed),
+  byModel: { ...totals.byModel, [key]: addCounters(totals.byModel[key] ?? zeroCounters, usage, failed) }
+})
+
+/** Records one finished response in the meter. */
+export const record = (
+  key: string,
+  usage: Usage.Usage | undefined,
+  failed: boolean
+): Effect.Effect<void, never, UsageMeter> =>
+  Effect.flatMap(UsageMeter, (m) => SubscriptionRef.update(m.totals, (t) => add(t, key, usage, failed)))
+
+const needsMeter = (c: StreamChunk.StreamChunk): boolean =>
+  c.type === "usage" || c.type === "metadata" || c.type === "cache-read" || c.type === "cache-write" ||
+  StreamChunk.isTerminal(c)
+
+/**
+ * Meters a response stream when a {@link UsageMeter} is in the context: `cache-read`/`cache-write`
+ * chunks get the meter's running total, and the final usage is recorded once, at the terminal chunk,
+ * under `provider:model` (the model named by the stream's metadata, else `model`). Without a meter the
+ * stream passes through untouched. Only chunk batches holding such chunks cost an Effect.
+ */
+export const track = (provider: string, model: string) =>
+<E, R>(self: Stream.Stream<StreamChunk.StreamChunk, E, R>): Stream.Stream<StreamChunk.StreamChunk, E, R> =>
+  Stream.unwrap(
+    Effect.map(Effect.serviceOption(UsageMeter), (maybe) => {
+      if (Option.isNone(maybe)) return self
+      const meter = maybe.value
+      let usage: Usage.Usage | undefined = undefined
+      let key = `${provider}:${model}`
+      const step = (totals: Totals | undefined, c: StreamChunk.StreamChunk): Effect.Effect<StreamChunk.StreamChunk> => {
+        switch (c.type) {
+          case "metadata":
+            if (c.model !== undefined) key = `${c.provider}:${c.model}`
+            return Effect.succeed(c)
+          case "usage":
+            usage = Usage.merge(usage, c.usage)
+            return Effect.succeed(c)
+          case "cache-read":
+            return Effect.succeed(StreamChunk.cacheRead(c.cacheReadTokens, (totals?.cacheReadTokens ?? 0) + c.cacheReadTokens))
+          case "cache-write":
+            return Effect.succeed(
+              StreamChunk.cacheWrite(c.cacheWriteTokens, (totals?.cacheWriteTokens ?? 0) + c.cacheWriteTokens)
+            )
+          case "finish":
+          case "error":
+            return Effect.as(
+              SubscriptionRef.update(meter.totals, (t) => add(t, key, usage, c.type === "error")),
+              c
+            )
+          default:
+            return Effect.succeed(c)
+        }
+      }
+      return Stream.mapChunksEffect(self, (chunk) => {
+        if (!Chunk.some(chunk, needsMeter)) return Effect.succeed(chunk)
+        return Effect.flatMap(SubscriptionRef.get(meter.totals), (totals) =>
+          Effect.map(Effect.forEach(chunk, (c) => step(totals, c)), Chunk.unsafeFromArray))
+      })
+    })
+  )

@@ -1,0 +1,128 @@
+/**
+ * A scripted `LanguageModel` for tests: plays chunks with delays on the Effect clock (so
+ * `TestClock.adjust` drives it), can end in a failure, a defect or a stall, and records every
+ * request it received.
+ *
+ * @since 0.1.0
+ */
+import * as Context from "effect/Context"
+import type * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Ref from "effect/Ref"
+import * as Stream from "effect/Stream"
+import type * as ChatRequest from "../ChatRequest.js"
+import * as LanguageModel from "../LanguageModel.js"
+import type * as LlmError from "../LlmError.js"
+import type * as StreamChunk from "../StreamChunk.js"
+import * as Timeouts from "../internal/timeouts.js"
+
+/** A scripted pause. */
+export interface Sleep {
+  readonly _tag: "Sleep"
+  readonly duration: Duration.DurationInput
+}
+/** The stream fails with this error (it reaches the consumer as the terminal `error` chunk). */
+export interface Fail {
+  readonly _tag: "Fail"
+  readonly error: LlmError.LlmError
+}
+/** The stream dies with a defect (a bug), which also becomes an `error` chunk. */
+export interface Die {
+  readonly _tag: "Die"
+  readonly defect: unknown
+}
+/** The stream stops producing anything, forever (until a timeout or interruption). */
+export interface Stall {
+  readonly _tag: "Stall"
+}
+
+/** One step of a script: a chunk to emit, or a control step. */
+export type Step = StreamChunk.StreamChunk | Sleep | Fail | Die | Stall
+
+/** The chunks of one response, in order. */
+export type Script = ReadonlyArray<Step>
+
+/** Pauses the script. */
+export const sleep = (duration: Duration.DurationInput): Sleep => ({ _tag: "Sleep", duration })
+/** Fails the stream. */
+export const fail = (error: LlmError.LlmError): Fail => ({ _tag: "Fail", error })
+/** Kills the stream with a defect. */
+export const die = (defect: unknown): Die => ({ _tag: "Die", defect })
+/** Stalls the stream. */
+export const stall: Stall = { _tag: "Stall" }
+
+/** Options of a test model. */
+export interface Options {
+  readonly provider?: string
+  readonly model?: string
+  /** Scripts played for successive requests (the last one repeats), or a function of the request. */
+  readonly responses: ReadonlyArray<Script> | ((request: ChatRequest.ChatRequest, n: number) => Script)
+  /** A pause before every chunk. */
+  readonly interval?: Duration.DurationInput
+  /** Idle and total timeouts, as providers have them. */
+  readonly timeouts?: Timeouts.Timeouts
+}
+
+/** What a test can ask the model afterwards. */
+export interface Recorder {
+  /** Every request received so far, in order. */
+  readonly requests: Effect.Effect<ReadonlyArray<ChatRequest.ChatRequest>>
+}
+
+/** The recorder's tag, provided by {@link layer}. */
+export class TestModel extends Context.Tag("effect-llm-stream/TestModel")<TestModel, Recorder>() {}
+
+const play = (script: Script, interval: Duration.DurationInput | undefined): Stream.Stream<StreamChunk.StreamChunk, LlmError.LlmError> =>
+  Stream.fromIterable(script).pipe(
+    Stream.mapConcatEffect((step): Effect.Effect<ReadonlyArray<StreamChunk.StreamChunk>, LlmError.LlmError> => {
+      if ("_tag" in step) {
+        switch (step._tag) {
+          case "Sleep":
+            return Effect.as(Effect.sleep(step.duration), [])
+          case "Fail":
+            return Effect.fail(step.error)
+          case "Die":
+            return Effect.die(step.defect)
+          case "Stall":
+            return Effect.never
+        }
+      }
+      return interval === undefined ? Effect.succeed([step]) : Effect.as(Effect.sleep(interval), [step])
+    })
+  )
+
+/** Builds a test model and its recorder. */
+export const make = (options: Options): Effect.Effect<{ readonly model: LanguageModel.Service; readonly recorder: Recorder }> =>
+  Effect.map(Ref.make<ReadonlyArray<ChatRequest.ChatRequest>>([]), (requests) => {
+    const provider = options.provider ?? "test"
+    const scriptFor = (request: ChatRequest.ChatRequest, n: number): Script => {
+      const r = options.responses
+      if (typeof r === "function") return r(request, n)
+      return r.length === 0 ? [] : r[Math.min(n, r.length - 1)]
+    }
+    const model = LanguageModel.make({
+      provider,
+      model: options.model ?? "test-model",
+      stream: (request) =>
+        Stream.unwrap(
+          Ref.modify(requests, (all) => [all.length, [...all, request]]).pipe(
+            Effect.map((n) => play(scriptFor(request, n), options.interval).pipe(Timeouts.apply(options.timeouts, provider)))
+          )
+        )
+    })
+    return { model, recorder: { requests: Ref.get(requests) } }
+  })
+
+/** A layer providing the scripted `LanguageModel` and its {@link TestModel} recorder. */
+export const layer = (options: Options): Layer.Layer<LanguageModel.LanguageModel | TestModel> =>
+  Layer.effectContext(
+    Effect.map(make(options), ({ model, recorder }) =>
+      Context.make(LanguageModel.LanguageModel, model).pipe(Context.add(TestModel, recorder)))
+  )
+
+/** The requests the {@link TestModel} in the context has received. */
+export const requests: Effect.Effect<ReadonlyArray<ChatRequest.ChatRequest>, never, TestModel> = Effect.flatMap(
+  TestModel,
+  (r) => r.requests
+)
