@@ -3,4 +3,7 @@
  *
  * @since 0.1.0
  */
+export * as Fixture from "./Fixture.js"
+export * as Replay from "./Replay.js"
+export * as ReplayServer from "./ReplayServer.js"
 export * as TestModel from "./TestModel.js"

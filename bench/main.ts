@@ -1,0 +1,93 @@
+/**
+ * `npm run bench`: replays a 6,000-event (~1 MB) OpenAI Chat stream from the loopback replay server,
+ * alternately through our `OpenAiChat` layer collected with `Response.sink` and through a
+ * hand-written floor in the same process, after a warm-up. Prints both medians, the ratio and memory.
+ * A benchmark, not a test: it asserts nothing about time, only that both clients decode the same.
+ */
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import * as Effect from "effect/Effect"
+import * as Redacted from "effect/Redacted"
+import { deepStrictEqual } from "node:assert"
+import * as LanguageModel from "../src/LanguageModel.js"
+import * as OpenAiChat from "../src/providers/openai-chat/index.js"
+import * as Response from "../src/Response.js"
+import * as ReplayServer from "../src/testing/ReplayServer.js"
+import * as Floor from "./floor.js"
+import * as Stream from "./openai-chat-stream.js"
+
+const warmup = Number(process.env.BENCH_WARMUP ?? 15)
+const runs = Number(process.env.BENCH_RUNS ?? 40)
+const readSize = 16 * 1024
+
+const median = (xs: ReadonlyArray<number>): number => {
+  const s = [...xs].sort((a, b) => a - b)
+  const m = Math.floor(s.length / 2)
+  return s.length % 2 === 1 ? s[m] : (s[m - 1] + s[m]) / 2
+}
+
+const main = async (): Promise<void> => {
+  const { body, expected } = Stream.build()
+  const bytes = new TextEncoder().encode(body)
+  const reads: Array<Uint8Array> = []
+  for (let i = 0; i < bytes.length; i += readSize) reads.push(bytes.subarray(i, i + readSize))
+  const server = await ReplayServer.start({ "/v1/chat/completions": { reads } })
+  const model = OpenAiChat.layer({ model: "gpt-4.1-mini", baseUrl: `${server.url}/v1`, apiKey: Redacted.make("bench") })
+  const ours = (): Promise<Response.Response> =>
+    LanguageModel.stream("benchmark").pipe(
+      (s) => Response.collect(s),
+      Effect.provide(model),
+      Effect.provide(FetchHttpClient.layer),
+      Effect.runPromise
+    )
+  const floor = (): Promise<Floor.FloorResult> => Floor.run(`${server.url}/v1/chat/completions`)
+
+  // Both must decode the same thing before their times mean anything.
+  const a = await ours()
+  const b = await floor()
+  deepStrictEqual(a.text, expected.text)
+  deepStrictEqual(b.text, expected.text)
+  deepStrictEqual(a.toolCalls[0]?.arguments, expected.toolArguments)
+  deepStrictEqual(b.toolCalls[0]?.arguments, expected.toolArguments)
+  deepStrictEqual([a.usage?.inputTokens, a.usage?.outputTokens], [expected.inputTokens, expected.outputTokens])
+  deepStrictEqual([b.inputTokens, b.outputTokens], [expected.inputTokens, expected.outputTokens])
+  deepStrictEqual([a.finishReason, b.finishReason], ["tool_calls", "tool_calls"])
+
+  for (let i = 0; i < warmup; i++) {
+    await ours()
+    await floor()
+  }
+  const times = { ours: [] as Array<number>, floor: [] as Array<number> }
+  const heap = { ours: [] as Array<number>, floor: [] as Array<number> }
+  const gc = (globalThis as { gc?: () => void }).gc
+  for (let i = 0; i < runs; i++) {
+    for (const [name, fn] of i % 2 === 0
+      ? ([["ours", ours], ["floor", floor]] as const)
+      : ([["floor", floor], ["ours", ours]] as const)) {
+      gc?.()
+      const before = process.memoryUsage().heapUsed
+      const t0 = performance.now()
+      await fn()
+      times[name].push(performance.now() - t0)
+      heap[name].push(process.memoryUsage().heapUsed - before)
+    }
+  }
+  await server.close()
+  const mo = median(times.ours)
+  const mf = median(times.floor)
+  const mb = (n: number): string => `${(n / 1024 / 1024).toFixed(1)} MB`
+  process.stdout.write(
+    [
+      `OpenAI Chat stream: ${(bytes.length / 1024 / 1024).toFixed(2)} MB, ${body.split("\n\n").length - 1} events, reads of ${readSize / 1024} KiB, ${runs} runs after ${warmup} warm-up`,
+      `  floor (fetch + indexOf + JSON.parse)   median ${mf.toFixed(1)} ms   heap growth per run (median) ${mb(median(heap.floor))}`,
+      `  ours  (OpenAiChat + Response.sink)     median ${mo.toFixed(1)} ms   heap growth per run (median) ${mb(median(heap.ours))}`,
+      `  ratio ours / floor: ${(mo / mf).toFixed(2)}x (target <= 1.30x)`,
+      `  process peak RSS: ${mb(process.resourceUsage().maxRSS * 1024)}${gc === undefined ? "" : " (gc between runs)"}`,
+      ""
+    ].join("\n")
+  )
+}
+
+main().catch((e: unknown) => {
+  process.stderr.write(`bench failed: ${e instanceof Error ? e.stack ?? e.message : String(e)}\n`)
+  process.exitCode = 1
+})

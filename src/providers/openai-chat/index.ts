@@ -1,0 +1,117 @@
+/**
+ * `OpenAiChat`: the Chat Completions streaming protocol, for OpenAI, Azure OpenAI and every
+ * compatible host (see `presets.ts`).
+ *
+ * @since 0.1.0
+ */
+import * as Config from "effect/Config"
+import type * as ConfigError from "effect/ConfigError"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
+import * as Stream from "effect/Stream"
+import * as LanguageModel from "../../LanguageModel.js"
+import * as LlmError from "../../LlmError.js"
+import * as ProviderOptions from "../../ProviderOptions.js"
+import * as StreamChunk from "../../StreamChunk.js"
+import * as Http from "../../wire/Http.js"
+import * as Sse from "../../wire/Sse.js"
+import * as Transport from "../../wire/Transport.js"
+import * as Decode from "./decode.js"
+import * as Errors from "./errors.js"
+import * as Presets from "./presets.js"
+import * as Request from "./request.js"
+
+export { type Preset, type PresetName, presets } from "./presets.js"
+
+/** Options of an `OpenAiChat` model. */
+export interface Options extends ProviderOptions.Common {
+  /** A known host (default `"openai"`): base URL, key variable and request quirks. */
+  readonly preset?: Presets.PresetName | undefined
+  /** Overrides the provider name reported in chunks and meter keys. */
+  readonly provider?: string | undefined
+}
+
+/** Builds the service from options (uses the `HttpClient` in the context). */
+export const make = (options: Options): Effect.Effect<LanguageModel.Service, never, Http.Client> =>
+  Effect.map(Http.Client, (client) => {
+    const preset: Presets.Preset = Presets.presets[options.preset ?? "openai"]
+    const provider = options.provider ?? preset.provider
+    const baseUrl = options.baseUrl ?? preset.baseUrl
+    const configError = (message: string) =>
+      Stream.succeed(StreamChunk.error(LlmError.info({ code: "invalid_request", message, provider, retryable: false })))
+    return LanguageModel.make({
+      provider,
+      model: options.model,
+      stream: (request) => {
+        if (baseUrl === "") return configError(`The ${provider} preset needs a baseUrl (or ${preset.baseUrlEnv ?? "a base URL"})`)
+        if (options.apiKey === undefined && preset.requiresKey) {
+          return Stream.succeed(StreamChunk.error(LlmError.info({
+            code: "authentication",
+            message: `No API key for ${provider}: pass apiKey${preset.apiKeyEnv ? ` or set ${preset.apiKeyEnv}` : ""}`,
+            provider,
+            retryable: false
+          })))
+        }
+        const headers: Record<string, string> = {
+          accept: "text/event-stream",
+          ...options.headers,
+          ...request.headers
+        }
+        if (options.apiKey !== undefined) {
+          const key = Redacted.value(options.apiKey)
+          if (preset.authHeader === "api-key") headers["api-key"] = key
+          else headers.authorization = `Bearer ${key}`
+        }
+        return Transport.stream<Sse.Event>({
+          provider,
+          url: ProviderOptions.joinUrl(baseUrl, "chat/completions"),
+          headers,
+          body: Request.encode(request, {
+            model: options.model,
+            maxTokensField: preset.maxTokensField,
+            includeUsage: preset.includeUsage
+          }),
+          framer: () => new Sse.Decoder(options.maxEventBytes === undefined ? undefined : { maxEventBytes: options.maxEventBytes }),
+          decoder: () => Decode.make({ provider }),
+          errorFromResponse: (status, body, extras) => Errors.fromBody(status, parseBody(body), provider, extras),
+          retry: options.retry,
+          timeouts: options.timeouts
+        }).pipe(Stream.provideService(Http.Client, client))
+      }
+    })
+  })
+
+const parseBody = (text: string): unknown => {
+  try {
+    return JSON.parse(text) as unknown
+  } catch {
+    return text
+  }
+}
+
+/** A layer providing `LanguageModel` for a Chat Completions model. */
+export const layer = (options: Options): Layer.Layer<LanguageModel.LanguageModel, never, Http.Client> =>
+  Layer.effect(LanguageModel.LanguageModel, make(options))
+
+/**
+ * Like {@link layer}, reading the API key (and optionally the base URL) from the environment through
+ * `Config`: `OPENAI_API_KEY`, `GROQ_API_KEY` … as the preset names them. Fails with a `ConfigError`
+ * when the preset needs a key and none is set.
+ */
+export const layerConfig = (
+  options: Omit<Options, "apiKey">
+): Layer.Layer<LanguageModel.LanguageModel, ConfigError.ConfigError, Http.Client> => {
+  const preset: Presets.Preset = Presets.presets[options.preset ?? "openai"]
+  const key = preset.apiKeyEnv === undefined
+    ? Config.succeed(undefined)
+    : preset.requiresKey
+    ? Config.redacted(preset.apiKeyEnv)
+    : ProviderOptions.optionalSecret(preset.apiKeyEnv)
+  const base = preset.baseUrlEnv === undefined ? Config.succeed(undefined) : ProviderOptions.optionalString(preset.baseUrlEnv)
+  return Layer.effect(
+    LanguageModel.LanguageModel,
+    Effect.flatMap(Config.all([key, base]), ([apiKey, baseUrl]) =>
+      make({ ...options, apiKey, baseUrl: options.baseUrl ?? baseUrl }))
+  )
+}

@@ -1,0 +1,152 @@
+/**
+ * Wire bytes from recordings: the framing of every provider family (one event payload per line →
+ * the bytes the provider would have sent), and deterministic ways to split them into network reads.
+ *
+ * @since 0.1.0
+ */
+
+/** The provider families whose recordings can be framed. */
+export type Family = "openai-chat" | "openai-responses" | "anthropic" | "google" | "bedrock" | "cohere"
+
+const encoder = new TextEncoder()
+
+const typeOf = (line: string): string => {
+  try {
+    const parsed: unknown = JSON.parse(line)
+    if (typeof parsed === "object" && parsed !== null && "type" in parsed && typeof parsed.type === "string") {
+      return parsed.type
+    }
+  } catch {
+    // a line that is not JSON has no type; it is framed as an unnamed event
+  }
+  return "message"
+}
+
+/** The SSE text of a recording, per family (not for `bedrock`, which is binary). */
+export const sseText = (family: Exclude<Family, "bedrock">, lines: ReadonlyArray<string>): string => {
+  switch (family) {
+    case "openai-chat":
+      return lines.map((l) => `data: ${l}\n\n`).join("") + "data: [DONE]\n\n"
+    case "google":
+      return lines.map((l) => `data: ${l}\r\n\r\n`).join("")
+    case "openai-responses":
+    case "anthropic":
+    case "cohere":
+      return lines.map((l) => `event: ${typeOf(l)}\ndata: ${l}\n\n`).join("")
+  }
+}
+
+// CRC-32 (IEEE), as AWS event-stream frames use it.
+const crcTable = (() => {
+  const t = new Uint32Array(256)
+  for (let n = 0; n < 256; n++) {
+    let c = n
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1
+    t[n] = c >>> 0
+  }
+  return t
+})()
+
+/** CRC-32 of bytes. */
+export const crc32 = (bytes: Uint8Array, start = 0, end = bytes.length): number => {
+  let c = 0xffffffff
+  for (let i = start; i < end; i++) c = crcTable[(c ^ bytes[i]) & 0xff] ^ (c >>> 8)
+  return (c ^ 0xffffffff) >>> 0
+}
+
+/** One AWS event-stream frame with string headers and a payload. */
+export const eventStreamFrame = (headers: Readonly<Record<string, string>>, payload: Uint8Array): Uint8Array => {
+  const headerParts: Array<Uint8Array> = []
+  for (const [name, value] of Object.entries(headers)) {
+    const n = encoder.encode(name)
+    const v = encoder.encode(value)
+    const h = new Uint8Array(1 + n.length + 1 + 2 + v.length)
+    h[0] = n.length
+    h.set(n, 1)
+    h[1 + n.length] = 7 // header value type 7: string
+    h[2 + n.length] = (v.length >> 8) & 0xff
+    h[3 + n.length] = v.length & 0xff
+    h.set(v, 4 + n.length)
+    headerParts.push(h)
+  }
+  const headersLength = headerParts.reduce((a, h) => a + h.length, 0)
+  const total = 12 + headersLength + payload.length + 4
+  const out = new Uint8Array(total)
+  const view = new DataView(out.buffer)
+  view.setUint32(0, total)
+  view.setUint32(4, headersLength)
+  view.setUint32(8, crc32(out, 0, 8))
+  let at = 12
+  for (const h of headerParts) {
+    out.set(h, at)
+    at += h.length
+  }
+  out.set(payload, at)
+  view.setUint32(total - 4, crc32(out, 0, total - 4))
+  return out
+}
+
+const bedrockBytes = (lines: ReadonlyArray<string>): Uint8Array => {
+  const frames = lines.map((line) => {
+    const parsed = JSON.parse(line) as Record<string, unknown>
+    const eventType = Object.keys(parsed)[0] ?? "unknown"
+    return eventStreamFrame(
+      { ":message-type": "event", ":event-type": eventType, ":content-type": "application/json" },
+      encoder.encode(JSON.stringify(parsed[eventType]))
+    )
+  })
+  return concat(frames)
+}
+
+/** The wire bytes of a recording (one event payload per line), framed as its family sends them. */
+export const frame = (family: Family, lines: ReadonlyArray<string>): Uint8Array =>
+  family === "bedrock" ? bedrockBytes(lines) : encoder.encode(sseText(family, lines))
+
+/** Concatenates byte arrays. */
+export const concat = (parts: ReadonlyArray<Uint8Array>): Uint8Array => {
+  const out = new Uint8Array(parts.reduce((a, p) => a + p.length, 0))
+  let at = 0
+  for (const p of parts) {
+    out.set(p, at)
+    at += p.length
+  }
+  return out
+}
+
+/** Splits bytes at the given offsets (sorted, deduplicated, out-of-range ignored). */
+export const splitAt = (bytes: Uint8Array, offsets: ReadonlyArray<number>): Array<Uint8Array> => {
+  const cuts = [...new Set(offsets)].filter((o) => o > 0 && o < bytes.length).sort((a, b) => a - b)
+  const out: Array<Uint8Array> = []
+  let prev = 0
+  for (const c of cuts) {
+    out.push(bytes.subarray(prev, c))
+    prev = c
+  }
+  out.push(bytes.subarray(prev))
+  return out
+}
+
+/** A small deterministic PRNG (mulberry32), so a random split is reproducible from its seed. */
+export const prng = (seed: number): (() => number) => {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+/** Splits bytes into reads of random sizes (1 to `maxRead` bytes), reproducibly from `seed`. */
+export const splitRandom = (bytes: Uint8Array, seed: number, maxRead = 64): Array<Uint8Array> => {
+  const next = prng(seed)
+  const out: Array<Uint8Array> = []
+  let at = 0
+  while (at < bytes.length) {
+    const size = 1 + Math.floor(next() * maxRead)
+    out.push(bytes.subarray(at, Math.min(bytes.length, at + size)))
+    at += size
+  }
+  return out
+}

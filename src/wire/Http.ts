@@ -1,0 +1,82 @@
+/**
+ * The one seam onto `@effect/platform`'s `HttpClient`: every import of the platform package lives
+ * here, so moving to another HTTP stack is a change of this file, not of the providers.
+ *
+ * @since 0.1.0
+ */
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as Effect from "effect/Effect"
+import type * as Layer from "effect/Layer"
+import * as Stream from "effect/Stream"
+import * as LlmError from "../LlmError.js"
+
+/** The HTTP client service providers need (any `HttpClient` layer works). */
+export type Client = HttpClient.HttpClient
+
+/** The tag of the HTTP client service. */
+export const Client = HttpClient.HttpClient
+
+/** The default client, on the platform's `fetch`. */
+export const fetchLayer: Layer.Layer<HttpClient.HttpClient> = FetchHttpClient.layer
+
+/** A started HTTP response whose body has not been read yet. */
+export interface Response {
+  readonly status: number
+  /** Header names in lower case. */
+  readonly headers: Readonly<Record<string, string>>
+  /** The body, one element per network read; reading to the end or stopping early closes the request. */
+  readonly body: Stream.Stream<Uint8Array, LlmError.LlmError>
+  /** The whole body as text (for error responses). */
+  readonly text: Effect.Effect<string, LlmError.LlmError>
+}
+
+const networkError = (provider: string, what: string, cause: unknown): LlmError.LlmError =>
+  LlmError.make({
+    code: "network",
+    message: `${what}: ${cause instanceof Error ? cause.message : String(cause)}`,
+    provider
+  })
+
+/**
+ * Posts a JSON body and returns the response as soon as its headers arrive. Fails with `network`
+ * when the request cannot be sent, and with `invalid_request` when the body is not serializable.
+ */
+export const postJson = (options: {
+  readonly url: string
+  readonly headers: Readonly<Record<string, string>>
+  readonly body: unknown
+  readonly provider: string
+}): Effect.Effect<Response, LlmError.LlmError, HttpClient.HttpClient> =>
+  Effect.gen(function*() {
+    let json: string
+    try {
+      json = JSON.stringify(options.body)
+    } catch (e) {
+      return yield* Effect.fail(LlmError.make({
+        code: "invalid_request",
+        message: `The request body is not JSON-serializable: ${e instanceof Error ? e.message : String(e)}`,
+        provider: options.provider,
+        retryable: false
+      }))
+    }
+    const client = yield* HttpClient.HttpClient
+    const request = HttpClientRequest.post(options.url).pipe(
+      HttpClientRequest.setHeaders(options.headers),
+      HttpClientRequest.bodyText(json, "application/json")
+    )
+    const response = yield* client.execute(request).pipe(
+      Effect.mapError((e) => networkError(options.provider, "The request failed", e.cause ?? e))
+    )
+    const headers: Record<string, string> = {}
+    for (const [k, v] of Object.entries(response.headers)) headers[k.toLowerCase()] = v
+    return {
+      status: response.status,
+      headers,
+      body: Stream.mapError(response.stream, (e) =>
+        networkError(options.provider, "The connection failed while streaming", (e as { cause?: unknown }).cause ?? e)),
+      text: Effect.mapError(response.text, (e) =>
+        networkError(options.provider, "The error body could not be read", (e as { cause?: unknown }).cause ?? e))
+    }
+  })

@@ -1,0 +1,220 @@
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Schedule from "effect/Schedule"
+import * as Stream from "effect/Stream"
+import * as TestClock from "effect/TestClock"
+import * as LanguageModel from "../../src/LanguageModel.js"
+import * as LlmError from "../../src/LlmError.js"
+import * as Response from "../../src/Response.js"
+import * as StreamChunk from "../../src/StreamChunk.js"
+import * as Replay from "../../src/testing/Replay.js"
+import type * as ChunkDecoder from "../../src/wire/ChunkDecoder.js"
+import * as Retry from "../../src/wire/Retry.js"
+import * as Transport from "../../src/wire/Transport.js"
+import { awaitSleepUntil, settle } from "../support/clock.js"
+
+// A toy line protocol, so these tests exercise only the transport:
+// "m" metadata, "t:<text>" text, "u:<n>" usage, "e:<code>" in-band error, "f:<reason>" finish.
+const lineFramer = (): Transport.Framer<string> => {
+  const decoder = new TextDecoder()
+  let buffer = ""
+  return {
+    push: (bytes) => {
+      buffer += decoder.decode(bytes, { stream: true })
+      const lines = buffer.split("\n")
+      buffer = lines.pop() ?? ""
+      return lines.filter((l) => l !== "")
+    },
+    end: () => (buffer === "" ? [] : [buffer]),
+    error: undefined
+  }
+}
+
+const lineDecoder = (): ChunkDecoder.ChunkDecoder<string> => ({
+  push: (line, out) => {
+    const [kind, value = ""] = line.split(":")
+    if (kind === "m") out.push(StreamChunk.metadata("toy", "toy-1"))
+    if (kind === "t") out.push(StreamChunk.textDelta(value))
+    if (kind === "u") out.push(StreamChunk.usage({ inputTokens: Number(value), outputTokens: 1, totalTokens: Number(value) + 1 }))
+    if (kind === "e") out.push(StreamChunk.error(LlmError.info({ code: value as LlmError.ErrorCode, message: `in-band ${value}`, provider: "toy" })))
+    if (kind === "f") out.push(StreamChunk.finishFromRaw(value))
+  },
+  end: () => {}
+})
+
+const toy = (options?: { readonly retry?: Retry.Options; readonly timeouts?: Transport.TimeoutOptions }) =>
+  LanguageModel.make({
+    provider: "toy",
+    model: "toy-1",
+    stream: () =>
+      Transport.stream<string>({
+        provider: "toy",
+        url: "http://toy.invalid/v1/stream",
+        headers: { authorization: "Bearer not-a-real-key" },
+        body: { hello: "world" },
+        framer: lineFramer,
+        decoder: lineDecoder,
+        errorFromResponse: (status, body, extras) =>
+          LlmError.info({ code: status === 429 ? "rate_limit" : "server", message: body, provider: "toy", ...extras }),
+        retry: options?.retry,
+        timeouts: options?.timeouts
+      })
+  })
+
+const collect = (model: LanguageModel.Service) => Stream.runCollect(model.stream("hi")).pipe(Effect.map((c) => [...c]))
+
+describe("Transport", () => {
+  it.effect("decodes a body split into reads and ends with the provider's finish", () =>
+    Effect.gen(function*() {
+      const chunks = yield* collect(toy())
+      expect(chunks).toStrictEqual([
+        StreamChunk.metadata("toy", "toy-1"),
+        StreamChunk.textDelta("Hello"),
+        StreamChunk.textDelta("world"),
+        StreamChunk.finish("stop", "stop")
+      ])
+      const requests = yield* Replay.requests
+      expect(requests.length).toBe(1)
+      expect(requests[0].body).toStrictEqual({ hello: "world" })
+      expect(requests[0].headers["content-type"]).toBe("application/json")
+    }).pipe(Effect.provide(Replay.layer({ body: "m\nt:Hello\nt:world\nf:stop\n", split: { at: [1, 3, 7, 12] } }))))
+
+  it.effect("a 429 with retry-after: 7 then a 200 is retried at exactly 7 s, and the output appears once", () =>
+    Effect.gen(function*() {
+      const fiber = yield* Effect.fork(collect(toy()))
+      yield* awaitSleepUntil(7_000)
+      yield* TestClock.adjust("6999 millis")
+      yield* settle()
+      expect((yield* Replay.requests).length).toBe(1)
+      yield* TestClock.adjust("1 millis")
+      const chunks = yield* Fiber.join(fiber)
+      expect((yield* Replay.requests).length).toBe(2)
+      expect(chunks).toStrictEqual([
+        StreamChunk.metadata("toy", "toy-1"),
+        StreamChunk.textDelta("once"),
+        StreamChunk.finish("stop", "stop")
+      ])
+    }).pipe(Effect.provide(Replay.layer([
+      { status: 429, headers: { "retry-after": "7" }, body: "slow down" },
+      { body: "m\nt:once\nf:stop\n" }
+    ]))))
+
+  it.effect("retry-after-ms wins over retry-after, and an HTTP date is honoured", () =>
+    Effect.gen(function*() {
+      expect(Retry.retryAfterMs({ "retry-after-ms": "1500", "retry-after": "9" }, 0)).toBe(1500)
+      expect(Retry.retryAfterMs({ "retry-after": "Thu, 01 Jan 1970 00:00:30 GMT" }, 10_000)).toBe(20_000)
+      expect(Retry.retryAfterMs({ "retry-after": "soon" }, 0)).toBeUndefined()
+    }))
+
+  it.effect("a held-back metadata/usage of a failed attempt is never seen: in-band overload before output is retried", () =>
+    Effect.gen(function*() {
+      const fiber = yield* Effect.fork(collect(toy({ retry: { schedule: Schedule.spaced("2 seconds") } })))
+      yield* awaitSleepUntil(2_000)
+      yield* TestClock.adjust("2 seconds")
+      const chunks = yield* Fiber.join(fiber)
+      expect(chunks).toStrictEqual([
+        StreamChunk.metadata("toy", "toy-1"),
+        StreamChunk.usage({ inputTokens: 5, outputTokens: 1, totalTokens: 6 }),
+        StreamChunk.textDelta("second"),
+        StreamChunk.finish("stop", "stop")
+      ])
+      expect((yield* Replay.requests).length).toBe(2)
+    }).pipe(Effect.provide(Replay.layer([
+      { body: "m\nu:3\ne:overloaded\n" },
+      { body: "m\nu:5\nt:second\nf:stop\n" }
+    ]))))
+
+  it.effect("a 500 after the first chunk is not retried: the stream ends in an error chunk", () =>
+    Effect.gen(function*() {
+      const chunks = yield* collect(toy())
+      expect(chunks).toStrictEqual([
+        StreamChunk.metadata("toy", "toy-1"),
+        StreamChunk.textDelta("partial"),
+        StreamChunk.error(LlmError.info({ code: "server", message: "in-band server", provider: "toy" }))
+      ])
+      expect((yield* Replay.requests).length).toBe(1)
+    }).pipe(Effect.provide(Replay.layer({ body: "m\nt:partial\ne:server\nt:never\n" }))))
+
+  it.effect("non-retryable statuses fail at once with the mapped error and retry facts", () =>
+    Effect.gen(function*() {
+      const response = yield* Response.collect(toy().stream("hi"))
+      expect(response.error).toStrictEqual({
+        code: "server",
+        message: "bad",
+        status: 400,
+        retryable: false,
+        provider: "toy",
+        requestId: "req_123"
+      })
+      expect((yield* Replay.requests).length).toBe(1)
+    }).pipe(Effect.provide(Replay.layer({ status: 400, headers: { "x-request-id": "req_123" }, body: "bad" }))))
+
+  it.effect("x-should-retry: false stops a retry the status would allow", () =>
+    Effect.gen(function*() {
+      const response = yield* Response.collect(toy().stream("hi"))
+      expect(response.error?.status).toBe(503)
+      expect(response.error?.retryable).toBe(false)
+      expect((yield* Replay.requests).length).toBe(1)
+    }).pipe(Effect.provide(Replay.layer({ status: 503, headers: { "x-should-retry": "false" }, body: "no" }))))
+
+  it.effect("retries stop after `times`, and the last error is the terminal chunk", () =>
+    Effect.gen(function*() {
+      const fiber = yield* Effect.fork(Response.collect(toy({ retry: { times: 1, schedule: Schedule.spaced("1 second") } }).stream("hi")))
+      yield* awaitSleepUntil(1_000)
+      yield* TestClock.adjust("1 second")
+      const response = yield* Fiber.join(fiber)
+      expect(response.error?.code).toBe("server")
+      expect(response.error?.status).toBe(502)
+      expect(response.error?.message).toBe("attempt")
+      expect((yield* Replay.requests).length).toBe(2)
+    }).pipe(Effect.provide(Replay.layer({ status: 502, body: "attempt" }))))
+
+  it.effect("a stalled body ends with timeout exactly when the idle limit passes", () =>
+    Effect.gen(function*() {
+      const fiber = yield* Effect.fork(collect(toy({ retry: { times: 0 }, timeouts: { idle: "10 seconds" } })))
+      yield* awaitSleepUntil(10_000)
+      yield* TestClock.adjust("9999 millis")
+      yield* settle()
+      expect(fiber.unsafePoll()).toBeNull()
+      yield* TestClock.adjust("1 millis")
+      const chunks = yield* Fiber.join(fiber)
+      expect(chunks.map((c) => c.type)).toStrictEqual(["metadata", "text-delta", "error"])
+      const last = chunks[2]
+      expect(last.type === "error" && last.error.code).toBe("timeout")
+      expect(last.type === "error" && last.error.message).toBe("No data from the server (idle timeout) (10s)")
+    }).pipe(Effect.provide(Replay.layer({ body: "m\nt:start\n", stall: true }))))
+
+  it.effect("the total timeout ends even a trickling stream", () =>
+    Effect.gen(function*() {
+      const fiber = yield* Effect.fork(collect(toy({ timeouts: { total: "2500 millis" } })))
+      yield* awaitSleepUntil(1_000)
+      yield* TestClock.adjust("1 second")
+      yield* awaitSleepUntil(2_000)
+      yield* TestClock.adjust("1 second")
+      yield* settle()
+      yield* TestClock.adjust("500 millis")
+      const chunks = yield* Fiber.join(fiber)
+      expect(chunks).toStrictEqual([
+        StreamChunk.metadata("toy", "toy-1"),
+        StreamChunk.textDelta("1"),
+        StreamChunk.error(LlmError.info({
+          code: "timeout",
+          message: "Total timeout: the stream took longer than 2s 500ms",
+          provider: "toy"
+        }))
+      ])
+    }).pipe(Effect.provide(Replay.layer({
+      body: "m\nt:1\nt:2\nt:3\nf:stop\n",
+      split: { at: [2, 6, 10, 14] },
+      pace: "1 second"
+    }))))
+
+  it.effect("a body that ends without a terminal chunk ends with truncated", () =>
+    Effect.gen(function*() {
+      const chunks = yield* collect(toy())
+      expect(chunks[chunks.length - 1]).toStrictEqual(
+        StreamChunk.error(LlmError.info({ code: "truncated", message: "The stream ended without the provider's end marker", provider: "toy" }))
+      )
+    }).pipe(Effect.provide(Replay.layer({ body: "m\nt:cut off" }))))
+})
