@@ -3,6 +3,7 @@
  *
  * @since 0.1.0
  */
+import * as LlmError from "../LlmError.js"
 
 /** One dispatched server-sent event. */
 export interface Event {
@@ -14,4 +15,222 @@ export interface Event {
   readonly id: string | undefined
   /** The value of a non-standard `error:` field (old llama.cpp builds send errors that way). */
   readonly error?: string | undefined
+}
+
+/** The default cap on one pending event, in characters: 16 MiB. */
+export const defaultMaxEventBytes = 16 * 1024 * 1024
+
+/** Options of a {@link Decoder}. */
+export interface DecoderOptions {
+  /** The largest pending event (data buffer plus the line being read), in characters; default 16 MiB. */
+  readonly maxEventBytes?: number
+}
+
+const LF = 10
+const SPACE = 32
+const COLON = 58
+
+/** Renders a size limit for an error message ("16 MiB", "64 KiB", "100 bytes"). */
+const formatLimit = (limit: number): string =>
+  limit >= 1024 * 1024 && limit % (1024 * 1024) === 0
+    ? `${limit / (1024 * 1024)} MiB`
+    : limit >= 1024 && limit % 1024 === 0
+      ? `${limit / 1024} KiB`
+      : `${limit} bytes`
+
+/**
+ * An incremental, synchronous SSE decoder: `push` each network read, `end` at the end of the body.
+ * It never throws; an event larger than the cap sets {@link Decoder.error} and stops all output.
+ */
+export class Decoder {
+  private readonly maxEventBytes: number
+  // The default (non-fatal, BOM-stripping) decoder in streaming mode keeps split multi-byte
+  // characters and a split BOM across reads, and turns invalid bytes into U+FFFD instead of throwing.
+  private readonly utf8 = new TextDecoder("utf-8")
+  /** The incomplete last line of the previous read; never contains a line terminator. */
+  private tail = ""
+  /** The previous read ended with CR: an LF opening the next read belongs to that line end. */
+  private skipLf = false
+  private data = ""
+  private hasData = false
+  // Lines after the first are joined once at dispatch: thousands of concatenations cost far more.
+  private moreData: Array<string> | undefined = undefined
+  private dataLength = 0
+  private eventType = ""
+  private errorField = ""
+  private hasError = false
+  // Per spec the last event id outlives the event that set it.
+  private lastId: string | undefined = undefined
+  private ended = false
+  private failure: LlmError.ErrorInfo | undefined = undefined
+
+  constructor(options?: DecoderOptions) {
+    this.maxEventBytes = options?.maxEventBytes ?? defaultMaxEventBytes
+  }
+
+  /** Set once an event grew past the cap (code `protocol`); from then on nothing more is decoded. */
+  get error(): LlmError.ErrorInfo | undefined {
+    return this.failure
+  }
+
+  /** Decodes one network read, returning the events it completed, in order. */
+  push(bytes: Uint8Array): Array<Event> {
+    const out: Array<Event> = []
+    if (this.failure !== undefined || this.ended) return out
+    this.feed(this.utf8.decode(bytes, { stream: true }), out)
+    return out
+  }
+
+  /** The body ended: flushes a last event that no blank line closed (proxies drop it). */
+  end(): Array<Event> {
+    const out: Array<Event> = []
+    if (this.failure !== undefined || this.ended) return out
+    this.ended = true
+    this.feed(this.utf8.decode(), out)
+    if (this.failure !== undefined) return out
+    if (this.tail !== "") {
+      const line = this.tail
+      this.tail = ""
+      this.line(line, 0, line.length, line.indexOf(":"), out)
+    }
+    this.dispatch(out)
+    return out
+  }
+
+  private feed(text: string, out: Array<Event>): void {
+    const n = text.length
+    if (n === 0) return
+    let pos = 0
+    if (this.skipLf) {
+      this.skipLf = false
+      if (text.charCodeAt(0) === LF) pos = 1
+    }
+    // Next LF, CR and colon at or after `pos`; each is searched again only once `pos` passes it,
+    // so a read is scanned in linear time whatever its line lengths.
+    let lf = text.indexOf("\n", pos)
+    let cr = text.indexOf("\r", pos)
+    let colon = text.indexOf(":", pos)
+    if (this.tail !== "") {
+      const end = lf === -1 ? cr : cr === -1 || lf < cr ? lf : cr
+      if (end === -1) {
+        this.tail += text.slice(pos)
+        this.checkSize(this.tail.length)
+        return
+      }
+      const line = this.tail + text.slice(pos, end)
+      this.tail = ""
+      if (!this.checkSize(line.length)) return
+      this.line(line, 0, line.length, line.indexOf(":"), out)
+      pos = this.after(text, end)
+    }
+    while (pos < n) {
+      if (lf !== -1 && lf < pos) lf = text.indexOf("\n", pos)
+      if (cr !== -1 && cr < pos) cr = text.indexOf("\r", pos)
+      const end = lf === -1 ? cr : cr === -1 || lf < cr ? lf : cr
+      if (end === -1) {
+        this.tail = text.slice(pos)
+        this.checkSize(this.tail.length)
+        return
+      }
+      if (!this.checkSize(end - pos)) return
+      if (colon !== -1 && colon < pos) colon = text.indexOf(":", pos)
+      this.line(text, pos, end, colon !== -1 && colon < end ? colon : -1, out)
+      pos = this.after(text, end)
+    }
+  }
+
+  /** The position after the line terminator at `end`, remembering a CR that ends the read. */
+  private after(text: string, end: number): number {
+    if (text.charCodeAt(end) === LF) return end + 1
+    if (end + 1 === text.length) {
+      this.skipLf = true
+      return end + 1
+    }
+    return text.charCodeAt(end + 1) === LF ? end + 2 : end + 1
+  }
+
+  /**
+   * Fails when the pending event plus a line of `lineLength` characters passes the cap. Checking
+   * every line, complete or not, makes the outcome independent of how the body was split.
+   */
+  private checkSize(lineLength: number): boolean {
+    if (this.dataLength + lineLength <= this.maxEventBytes) return true
+    this.failure = LlmError.info({
+      code: "protocol",
+      message: `An SSE event exceeded the ${formatLimit(this.maxEventBytes)} limit`,
+      details: { limit: this.maxEventBytes }
+    })
+    this.tail = ""
+    this.resetEvent()
+    return false
+  }
+
+  /** Interprets the line `s[start, end)`, whose first colon is at `colon` (or -1). */
+  private line(s: string, start: number, end: number, colon: number, out: Array<Event>): void {
+    if (start === end) {
+      this.dispatch(out)
+      return
+    }
+    // Fast path for keep-alives; an empty field name would be ignored below anyway.
+    if (s.charCodeAt(start) === COLON) return
+    let nameEnd = end
+    let valueStart = end
+    if (colon !== -1) {
+      nameEnd = colon
+      valueStart = colon + 1
+      if (valueStart < end && s.charCodeAt(valueStart) === SPACE) valueStart++
+    }
+    switch (nameEnd - start) {
+      case 4:
+        if (s.startsWith("data", start)) {
+          const value = s.slice(valueStart, end)
+          if (this.hasData) {
+            ;(this.moreData ??= [this.data]).push(value)
+            this.dataLength += 1 + value.length
+          } else {
+            this.data = value
+            this.dataLength = value.length
+            this.hasData = true
+          }
+        }
+        return
+      case 5:
+        if (s.startsWith("event", start)) {
+          this.eventType = s.slice(valueStart, end)
+        } else if (s.startsWith("error", start)) {
+          this.errorField = s.slice(valueStart, end)
+          this.hasError = true
+        }
+        return
+      case 2:
+        if (s.startsWith("id", start)) {
+          const value = s.slice(valueStart, end)
+          if (!value.includes("\0")) this.lastId = value
+        }
+        return
+    }
+  }
+
+  private dispatch(out: Array<Event>): void {
+    if (this.hasData || this.hasError) {
+      const event = this.eventType === "" ? "message" : this.eventType
+      const data = this.moreData === undefined ? this.data : this.moreData.join("\n")
+      out.push(
+        this.hasError
+          ? { event, data, id: this.lastId, error: this.errorField }
+          : { event, data, id: this.lastId }
+      )
+    }
+    this.resetEvent()
+  }
+
+  private resetEvent(): void {
+    this.data = ""
+    this.hasData = false
+    this.moreData = undefined
+    this.dataLength = 0
+    this.eventType = ""
+    this.errorField = ""
+    this.hasError = false
+  }
 }

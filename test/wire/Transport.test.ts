@@ -12,6 +12,7 @@ import * as Replay from "../../src/testing/Replay.js"
 import type * as ChunkDecoder from "../../src/wire/ChunkDecoder.js"
 import * as Retry from "../../src/wire/Retry.js"
 import * as Transport from "../../src/wire/Transport.js"
+import * as Http from "../../src/wire/Http.js"
 import { awaitSleepUntil, settle } from "../support/clock.js"
 
 // A toy line protocol, so these tests exercise only the transport:
@@ -44,7 +45,7 @@ const lineDecoder = (): ChunkDecoder.ChunkDecoder<string> => ({
 })
 
 const toy = (options?: { readonly retry?: Retry.Options; readonly timeouts?: Transport.TimeoutOptions }) =>
-  LanguageModel.make({
+  Effect.map(Http.Client, (client) => LanguageModel.make({
     provider: "toy",
     model: "toy-1",
     stream: () =>
@@ -59,10 +60,14 @@ const toy = (options?: { readonly retry?: Retry.Options; readonly timeouts?: Tra
           LlmError.info({ code: status === 429 ? "rate_limit" : "server", message: body, provider: "toy", ...extras }),
         retry: options?.retry,
         timeouts: options?.timeouts
-      })
-  })
+      }).pipe(Stream.provideService(Http.Client, client))
+  }))
 
-const collect = (model: LanguageModel.Service) => Stream.runCollect(model.stream("hi")).pipe(Effect.map((c) => [...c]))
+const collect = (model: Effect.Effect<LanguageModel.Service, never, Http.Client>) =>
+  Effect.flatMap(model, (m) => Stream.runCollect(m.stream("hi"))).pipe(Effect.map((c) => [...c]))
+
+const collectResponse = (model: Effect.Effect<LanguageModel.Service, never, Http.Client>) =>
+  Effect.flatMap(model, (m) => Response.collect(m.stream("hi")))
 
 describe("Transport", () => {
   it.effect("decodes a body split into reads and ends with the provider's finish", () =>
@@ -138,7 +143,7 @@ describe("Transport", () => {
 
   it.effect("non-retryable statuses fail at once with the mapped error and retry facts", () =>
     Effect.gen(function*() {
-      const response = yield* Response.collect(toy().stream("hi"))
+      const response = yield* collectResponse(toy())
       expect(response.error).toStrictEqual({
         code: "server",
         message: "bad",
@@ -152,7 +157,7 @@ describe("Transport", () => {
 
   it.effect("x-should-retry: false stops a retry the status would allow", () =>
     Effect.gen(function*() {
-      const response = yield* Response.collect(toy().stream("hi"))
+      const response = yield* collectResponse(toy())
       expect(response.error?.status).toBe(503)
       expect(response.error?.retryable).toBe(false)
       expect((yield* Replay.requests).length).toBe(1)
@@ -160,7 +165,7 @@ describe("Transport", () => {
 
   it.effect("retries stop after `times`, and the last error is the terminal chunk", () =>
     Effect.gen(function*() {
-      const fiber = yield* Effect.fork(Response.collect(toy({ retry: { times: 1, schedule: Schedule.spaced("1 second") } }).stream("hi")))
+      const fiber = yield* Effect.fork(collectResponse(toy({ retry: { times: 1, schedule: Schedule.spaced("1 second") } })))
       yield* awaitSleepUntil(1_000)
       yield* TestClock.adjust("1 second")
       const response = yield* Fiber.join(fiber)
