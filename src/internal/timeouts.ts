@@ -1,3 +1,4 @@
+import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
@@ -11,31 +12,47 @@ export interface Timeouts {
   readonly total?: Duration.DurationInput | undefined
 }
 
-const timeoutError = (what: string, d: Duration.DurationInput, provider?: string): LlmError.LlmError =>
-  LlmError.make({
-    code: "timeout",
-    message: `${what} timeout: nothing for ${Duration.format(Duration.decode(d))}`,
-    provider
-  })
+/**
+ * Fails with `onTimeout()` when `self` emits nothing for `duration`, measured on the Effect clock (so
+ * `TestClock` drives it). One watchdog fiber per stream, reading a timestamp that each element batch
+ * refreshes synchronously: a per-element `Effect.timeout` would fork a fiber and a timer per read.
+ */
+export const idle = <E2>(duration: Duration.DurationInput, onTimeout: () => E2) =>
+<A, E, R>(self: Stream.Stream<A, E, R>): Stream.Stream<A, E | E2, R> =>
+  Stream.unwrap(Effect.map(Effect.clock, (clock) => {
+    const limit = Duration.toMillis(Duration.decode(duration))
+    let last = clock.unsafeCurrentTimeMillis()
+    const watchdog: Effect.Effect<never, E2> = Effect.suspend(() => {
+      const wait = last + limit - clock.unsafeCurrentTimeMillis()
+      return wait <= 0 ? Effect.fail(onTimeout()) : Effect.zipRight(Effect.sleep(Duration.millis(wait)), watchdog)
+    })
+    const touched = Stream.mapChunks(self, (chunk) => {
+      last = clock.unsafeCurrentTimeMillis()
+      return chunk
+    })
+    return Stream.interruptWhen(touched, watchdog)
+  }))
 
-/** Applies idle and total timeouts to a stream, measured on the Effect clock (so `TestClock` drives them). */
+/** Fails with `onTimeout()` when `self` has not ended after `duration`. */
+export const total = <E2>(duration: Duration.DurationInput, onTimeout: () => E2) =>
+<A, E, R>(self: Stream.Stream<A, E, R>): Stream.Stream<A, E | E2, R> =>
+  Stream.interruptWhen(self, Effect.zipRight(Clock.sleep(Duration.decode(duration)), Effect.failSync(onTimeout)))
+
+const describe = (d: Duration.DurationInput): string => Duration.format(Duration.decode(d))
+
+/** Applies idle and total timeouts with the standard `timeout` errors. */
 export const apply = (timeouts: Timeouts | undefined, provider?: string) =>
 <A, E, R>(self: Stream.Stream<A, E, R>): Stream.Stream<A, E | LlmError.LlmError, R> => {
   let out: Stream.Stream<A, E | LlmError.LlmError, R> = self
-  if (timeouts?.idle !== undefined) {
-    const idle = timeouts.idle
-    out = Stream.timeoutFail(out, () => timeoutError("Idle", idle, provider), idle)
+  const idleLimit = timeouts?.idle
+  if (idleLimit !== undefined) {
+    out = idle(idleLimit, () =>
+      LlmError.make({ code: "timeout", message: `Idle timeout: nothing for ${describe(idleLimit)}`, provider }))(out)
   }
-  if (timeouts?.total !== undefined) {
-    const total = timeouts.total
-    out = Stream.interruptWhen(
-      out,
-      Effect.zipRight(Effect.sleep(total), Effect.fail(LlmError.make({
-        code: "timeout",
-        message: `Total timeout: the stream took longer than ${Duration.format(Duration.decode(total))}`,
-        provider
-      })))
-    )
+  const totalLimit = timeouts?.total
+  if (totalLimit !== undefined) {
+    out = total(totalLimit, () =>
+      LlmError.make({ code: "timeout", message: `Total timeout: the stream took longer than ${describe(totalLimit)}`, provider }))(out)
   }
   return out
 }

@@ -99,7 +99,7 @@ const decodeBody = <Ev>(
       }
     }
     const idle = req.timeouts?.idle ?? defaultIdleTimeout
-    const reads = Stream.timeoutFail(body, () => timeoutError(req.provider, "No data from the server (idle timeout)", idle), idle)
+    const reads = Timeouts.idle(idle, () => timeoutError(req.provider, "No data from the server (idle timeout)", idle))(body)
     const decoded = Stream.mapChunks(reads, (chunk) => {
       const out: Array<StreamChunk.StreamChunk> = []
       for (const bytes of chunk) {
