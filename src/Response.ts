@@ -81,6 +81,8 @@ class Builder {
         if (chunk.signature !== undefined) part.signature = chunk.signature
         if (chunk.redacted !== undefined) part.redacted = chunk.redacted
         this.reasoningParts.push(part)
+        // A block that streamed no deltas of its own (redacted, or sent whole) still belongs to the trace.
+        if (this.pendingReasoning.length === 0) this.reasoningText.push(chunk.text)
         this.pendingReasoning = []
         return
       }
@@ -132,9 +134,7 @@ class Builder {
       : this.reasoningParts
     const toolCalls = this.callOrder.map((index) => this.finished.get(index) ?? this.fragments.finish(index)!)
     const text = this.text.join("")
-    const reasoning = this.reasoningText.length > 0
-      ? this.reasoningText.join("")
-      : reasoningParts.map((p) => p.text).join("")
+    const reasoning = this.reasoningText.join("")
     const refusal = this.contentParts
       .filter((p): p is Extract<ContentPart.ContentPart, { type: "refusal" }> => p.type === "refusal")
       .map((p) => p.text)

@@ -8,7 +8,6 @@
  */
 import * as Cause from "effect/Cause"
 import * as Chunk from "effect/Chunk"
-import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
@@ -278,6 +277,9 @@ export const finalizeToolCalls = (
 
 /** The error data for a failure or defect that reached the end of a stream. */
 export const errorFromCause = <E>(cause: Cause.Cause<E>, provider?: string): LlmError.ErrorInfo => {
+  if (Cause.isInterruptedOnly(cause)) {
+    return LlmError.info({ code: "unknown", message: "The stream was interrupted", retryable: false, provider })
+  }
   const failure = Cause.failureOption(cause)
   if (failure._tag === "Some") {
     const e: unknown = failure.value
@@ -318,11 +320,9 @@ export const ensureTerminal = <E, R>(
   Stream.suspend(() => {
     let terminated = false
     const body = self.pipe(
-      Stream.catchAllCause((cause) =>
-        Cause.isInterruptedOnly(cause)
-          ? Stream.fromEffect(Effect.interrupt)
-          : Stream.succeed(error(errorFromCause(cause, options?.provider)))
-      ),
+      // An interruption seen here started inside the source (the consumer's own interruption never
+      // reaches this handler), so it is a failure of the source like any other.
+      Stream.catchAllCause((cause) => Stream.succeed(error(errorFromCause(cause, options?.provider)))),
       Stream.takeUntil(isTerminal),
       Stream.mapChunks((chunk) => {
         if (!terminated && Chunk.some(chunk, isTerminal)) terminated = true
@@ -447,7 +447,24 @@ export const schema = Schema.Union(
 )
 
 const encodeSync = Schema.encodeSync(schema)
-const decodeEither = Schema.decodeUnknownEither(schema)
+const jsonMembers: Record<ChunkType, Schema.Schema<StreamChunk, unknown>> = {
+  "metadata": Metadata,
+  "text-delta": TextDelta,
+  "reasoning-delta": ReasoningDeltaJson,
+  "reasoning": Reasoning,
+  "tool-call-delta": ToolCallDelta,
+  "tool-call": ToolCallChunk,
+  "content-part": ContentPartChunk,
+  "usage": UsageChunk,
+  "cache-read": CacheRead,
+  "cache-write": CacheWrite,
+  "finish": Finish,
+  "error": ErrorChunk
+} as unknown as Record<ChunkType, Schema.Schema<StreamChunk, unknown>>
+
+const decodeByType = new Map(
+  Object.entries(jsonMembers).map(([type, member]) => [type, Schema.decodeUnknownEither(member)] as const)
+)
 
 /** Encodes a chunk as one line of JSON. */
 export const encodeJson = (chunk: StreamChunk): string => JSON.stringify(encodeSync(chunk))
@@ -460,7 +477,10 @@ export const decodeJson = (line: string): Either.Either<StreamChunk, string> => 
   } catch (e) {
     return Either.left(`not JSON: ${e instanceof Error ? e.message : String(e)}`)
   }
-  return Either.mapLeft(decodeEither(parsed), (e) => e.message)
+  const type = typeof parsed === "object" && parsed !== null && "type" in parsed ? parsed.type : undefined
+  const decode = typeof type === "string" ? decodeByType.get(type) : undefined
+  if (decode === undefined) return Either.left(`unknown chunk type: ${JSON.stringify(type) ?? "none"}`)
+  return Either.mapLeft(decode(parsed), (e) => e.message)
 }
 
 /** Returns a stateful step that rebuilds `reasoning-delta.accumulated` over a decoded sequence. */
@@ -473,13 +493,14 @@ export const accumulateReasoning = (): ((chunk: StreamChunk) => StreamChunk) => 
   }
 }
 
-/** Decodes a sequence of JSON lines, rebuilding reasoning accumulations; stops at the first bad line. */
+/** Decodes a sequence of JSON lines (blank lines skipped), rebuilding reasoning accumulations; stops at the first bad line. */
 export const decodeJsonLines = (lines: Iterable<string>): Either.Either<Array<StreamChunk>, string> => {
   const step = accumulateReasoning()
   const out: Array<StreamChunk> = []
   let n = 0
   for (const line of lines) {
     n++
+    if (line.trim() === "") continue
     const decoded = decodeJson(line)
     if (Either.isLeft(decoded)) return Either.left(`line ${n}: ${decoded.left}`)
     out.push(step(decoded.right))

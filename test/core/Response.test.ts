@@ -1,0 +1,231 @@
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
+import * as fc from "fast-check"
+import type * as ContentPart from "../../src/ContentPart.js"
+import * as LlmError from "../../src/LlmError.js"
+import * as Response from "../../src/Response.js"
+import * as StreamChunk from "../../src/StreamChunk.js"
+import * as Arb from "./arbitraries.js"
+
+const jsonParseError = (s: string): string => {
+  try {
+    JSON.parse(s)
+  } catch (e) {
+    return e instanceof Error ? e.message : String(e)
+  }
+  throw new Error(`expected ${s} not to parse`)
+}
+
+const source: ContentPart.ContentPart = { type: "source", sourceType: "url", url: "https://example.com", title: "Example" }
+const preview: ContentPart.ContentPart = { type: "image", mediaType: "image/png", data: "iVBOR" }
+const refusal: ContentPart.ContentPart = { type: "refusal", text: "I won't share that." }
+const serverCall = { index: 2, id: "srv_1", name: "lookup", arguments: { q: "x" }, rawArguments: "{\"q\":\"x\"}" }
+
+const fullSequence: ReadonlyArray<StreamChunk.StreamChunk> = [
+  StreamChunk.metadata("anthropic", "claude-x", "msg_1"),
+  StreamChunk.usage({ inputTokens: 110, outputTokens: 1, totalTokens: 111, cacheReadTokens: 80, cacheWriteTokens: 20 }),
+  StreamChunk.cacheRead(80),
+  StreamChunk.cacheWrite(20),
+  StreamChunk.reasoningDelta("Let me ", "Let me "),
+  StreamChunk.reasoningDelta("think.", "Let me think."),
+  StreamChunk.reasoning("Let me think.", { signature: "sig-1" }),
+  StreamChunk.reasoning("", { redacted: "opaque-blob" }),
+  StreamChunk.textDelta("The answer"),
+  StreamChunk.textDelta(" is 4."),
+  StreamChunk.contentPart(source),
+  StreamChunk.contentPart(preview, true),
+  StreamChunk.contentPart(refusal),
+  StreamChunk.toolCallDelta(0, "{\"a\":", { id: "toolu_1", name: "sum" }),
+  StreamChunk.toolCallDelta(1, "{}", { name: "now" }),
+  StreamChunk.toolCallDelta(0, "2,\"b\":2}"),
+  StreamChunk.toolCall(serverCall),
+  StreamChunk.metadata("other", "ignored"),
+  StreamChunk.usage({ inputTokens: 0, outputTokens: 50, totalTokens: 50 }),
+  StreamChunk.finish("tool_calls", "tool_use")
+]
+
+const expectedToolCalls = [
+  { index: 0, id: "toolu_1", name: "sum", arguments: { a: 2, b: 2 }, rawArguments: "{\"a\":2,\"b\":2}" },
+  { index: 1, id: "call_1", name: "now", arguments: {}, rawArguments: "{}" },
+  serverCall
+]
+
+const expectedReasoningParts = [{ text: "Let me think.", signature: "sig-1" }, { text: "", redacted: "opaque-blob" }]
+
+const expectedFull: Response.Response = {
+  text: "The answer is 4.",
+  reasoning: "Let me think.",
+  reasoningParts: expectedReasoningParts,
+  toolCalls: expectedToolCalls,
+  contentParts: [source, refusal],
+  usage: { inputTokens: 110, outputTokens: 50, totalTokens: 160, cacheReadTokens: 80, cacheWriteTokens: 20 },
+  finishReason: "tool_calls",
+  rawFinishReason: "tool_use",
+  error: undefined,
+  metadata: { provider: "anthropic", model: "claude-x", responseId: "msg_1" },
+  message: {
+    role: "assistant",
+    content: "The answer is 4.",
+    toolCalls: expectedToolCalls,
+    reasoning: expectedReasoningParts,
+    refusal: "I won't share that."
+  }
+}
+
+describe("Response", () => {
+  it("reassembles a full sequence exactly", () => {
+    expect(Response.fromChunks(fullSequence)).toStrictEqual(expectedFull)
+  })
+
+  it.effect("sink and collect give the same Response as fromChunks", () =>
+    Effect.gen(function*() {
+      expect(yield* Stream.run(Stream.fromIterable(fullSequence).pipe(Stream.rechunk(3)), Response.sink))
+        .toStrictEqual(expectedFull)
+      expect(yield* Response.collect(Stream.fromIterable(fullSequence))).toStrictEqual(expectedFull)
+      // the same sink value reused: no state shared between runs
+      expect(yield* Stream.run(Stream.make(StreamChunk.textDelta("x"), StreamChunk.finish("stop")), Response.sink))
+        .toStrictEqual({
+          text: "x",
+          reasoning: "",
+          reasoningParts: [],
+          toolCalls: [],
+          contentParts: [],
+          usage: undefined,
+          finishReason: "stop",
+          rawFinishReason: undefined,
+          error: undefined,
+          metadata: undefined,
+          message: { role: "assistant", content: "x" }
+        })
+    }))
+
+  it("keeps the partial content of a stream that ended in an error, plus the error", () => {
+    const info = LlmError.info({ code: "network", message: "connection reset", provider: "openai" })
+    const chunks = [
+      StreamChunk.metadata("openai", "gpt-4o"),
+      StreamChunk.textDelta("Hel"),
+      StreamChunk.reasoningDelta("hmm", "hmm"),
+      StreamChunk.toolCallDelta(0, "{\"city\":\"Pa", { id: "c0", name: "weather" }),
+      StreamChunk.usage({ inputTokens: 9, outputTokens: 3, totalTokens: 12 }),
+      StreamChunk.error(info)
+    ]
+    expect(Response.fromChunks(chunks)).toStrictEqual({
+      text: "Hel",
+      reasoning: "hmm",
+      reasoningParts: [{ text: "hmm" }],
+      toolCalls: [
+        {
+          index: 0,
+          id: "c0",
+          name: "weather",
+          arguments: { raw: "{\"city\":\"Pa" },
+          rawArguments: "{\"city\":\"Pa",
+          parseError: jsonParseError("{\"city\":\"Pa")
+        }
+      ],
+      contentParts: [],
+      usage: { inputTokens: 9, outputTokens: 3, totalTokens: 12 },
+      finishReason: "error",
+      rawFinishReason: undefined,
+      error: { code: "network", message: "connection reset", retryable: true, provider: "openai" },
+      metadata: { provider: "openai", model: "gpt-4o" },
+      message: {
+        role: "assistant",
+        content: "Hel",
+        toolCalls: [
+          {
+            index: 0,
+            id: "c0",
+            name: "weather",
+            arguments: { raw: "{\"city\":\"Pa" },
+            rawArguments: "{\"city\":\"Pa",
+            parseError: jsonParseError("{\"city\":\"Pa")
+          }
+        ],
+        reasoning: [{ text: "hmm" }]
+      }
+    })
+  })
+
+  it("ignores chunks after the terminal chunk", () => {
+    const chunks = [
+      StreamChunk.textDelta("a"),
+      StreamChunk.finish("length", "max_tokens"),
+      StreamChunk.textDelta("b"),
+      StreamChunk.toolCallDelta(0, "{}", { name: "f" }),
+      StreamChunk.usage({ inputTokens: 1, outputTokens: 1, totalTokens: 2 }),
+      StreamChunk.metadata("late"),
+      StreamChunk.error(LlmError.info({ code: "server", message: "late" }))
+    ]
+    expect(Response.fromChunks(chunks)).toStrictEqual({
+      text: "a",
+      reasoning: "",
+      reasoningParts: [],
+      toolCalls: [],
+      contentParts: [],
+      usage: undefined,
+      finishReason: "length",
+      rawFinishReason: "max_tokens",
+      error: undefined,
+      metadata: undefined,
+      message: { role: "assistant", content: "a" }
+    })
+  })
+
+  it("turns reasoning deltas without a closing reasoning chunk into a part", () => {
+    const chunks = [
+      StreamChunk.reasoningDelta("x", "x"),
+      StreamChunk.reasoning("x", { signature: "s1" }),
+      StreamChunk.reasoningDelta("y", "xy"),
+      StreamChunk.reasoningDelta("z", "xyz"),
+      StreamChunk.textDelta("done"),
+      StreamChunk.finish("stop")
+    ]
+    const r = Response.fromChunks(chunks)
+    expect(r.reasoning).toBe("xyz")
+    expect(r.reasoningParts).toStrictEqual([{ text: "x", signature: "s1" }, { text: "yz" }])
+    expect(r.message).toStrictEqual({
+      role: "assistant",
+      content: "done",
+      reasoning: [{ text: "x", signature: "s1" }, { text: "yz" }]
+    })
+  })
+
+  it("takes the reasoning text from reasoning chunks when no deltas were streamed", () => {
+    const r = Response.fromChunks([
+      StreamChunk.reasoning("first. ", { signature: "a" }),
+      StreamChunk.reasoning("second."),
+      StreamChunk.finish("stop")
+    ])
+    expect(r.reasoning).toBe("first. second.")
+    expect(r.reasoningParts).toStrictEqual([{ text: "first. ", signature: "a" }, { text: "second." }])
+  })
+
+  it("an empty stream gives an empty Response without a finish reason", () => {
+    expect(Response.fromChunks([])).toStrictEqual({
+      text: "",
+      reasoning: "",
+      reasoningParts: [],
+      toolCalls: [],
+      contentParts: [],
+      usage: undefined,
+      finishReason: undefined,
+      rawFinishReason: undefined,
+      error: undefined,
+      metadata: undefined,
+      message: { role: "assistant", content: "" }
+    })
+  })
+
+  it("property: Response.sink over any chunk boundaries agrees with fromChunks", () => {
+    fc.assert(
+      fc.property(fc.array(Arb.chunk, { maxLength: 30 }), fc.integer({ min: 1, max: 8 }), (raw, size) => {
+        const chunks = Arb.withConsistentAccumulation(raw)
+        const viaSink = Effect.runSync(Stream.run(Stream.fromIterable(chunks).pipe(Stream.rechunk(size)), Response.sink))
+        expect(viaSink).toStrictEqual(Response.fromChunks(chunks))
+      }),
+      { numRuns: 200 }
+    )
+  })
+})

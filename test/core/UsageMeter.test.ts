@@ -1,0 +1,263 @@
+import { describe, expect, it } from "@effect/vitest"
+import * as Chunk from "effect/Chunk"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Stream from "effect/Stream"
+import * as LanguageModel from "../../src/LanguageModel.js"
+import * as LlmError from "../../src/LlmError.js"
+import * as StreamChunk from "../../src/StreamChunk.js"
+import * as TestModel from "../../src/testing/TestModel.js"
+import * as UsageMeter from "../../src/UsageMeter.js"
+
+const runStream = (request: string) =>
+  Effect.map(Stream.runCollect(LanguageModel.stream(request)), Chunk.toArray)
+
+const cached: TestModel.Script = [
+  StreamChunk.metadata("test", "alpha", "r1"),
+  StreamChunk.usage({ inputTokens: 110, outputTokens: 10, totalTokens: 120, cacheReadTokens: 80, cacheWriteTokens: 20 }),
+  StreamChunk.cacheRead(80),
+  StreamChunk.cacheWrite(20),
+  StreamChunk.textDelta("one"),
+  StreamChunk.finish("stop")
+]
+const plain: TestModel.Script = [
+  StreamChunk.textDelta("two"),
+  StreamChunk.usage({ inputTokens: 5, outputTokens: 7, totalTokens: 12, reasoningTokens: 3 }),
+  StreamChunk.finish("stop")
+]
+const failure = LlmError.make({ code: "server", message: "boom", status: 500 })
+const failing: TestModel.Script = [
+  StreamChunk.metadata("test", "alpha"),
+  StreamChunk.textDelta("thr"),
+  StreamChunk.usage({ inputTokens: 4, outputTokens: 2, totalTokens: 6 }),
+  TestModel.fail(failure)
+]
+
+const afterFirst: UsageMeter.Totals = {
+  requests: 1,
+  errors: 0,
+  inputTokens: 110,
+  outputTokens: 10,
+  cacheReadTokens: 80,
+  cacheWriteTokens: 20,
+  reasoningTokens: 0,
+  byModel: {
+    "test:alpha": {
+      requests: 1,
+      errors: 0,
+      inputTokens: 110,
+      outputTokens: 10,
+      cacheReadTokens: 80,
+      cacheWriteTokens: 20,
+      reasoningTokens: 0
+    }
+  }
+}
+const afterSecond: UsageMeter.Totals = {
+  requests: 2,
+  errors: 0,
+  inputTokens: 115,
+  outputTokens: 17,
+  cacheReadTokens: 80,
+  cacheWriteTokens: 20,
+  reasoningTokens: 3,
+  byModel: {
+    "test:alpha": afterFirst.byModel["test:alpha"],
+    "test:test-model": {
+      requests: 1,
+      errors: 0,
+      inputTokens: 5,
+      outputTokens: 7,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+      reasoningTokens: 3
+    }
+  }
+}
+const afterThird: UsageMeter.Totals = {
+  requests: 3,
+  errors: 1,
+  inputTokens: 119,
+  outputTokens: 19,
+  cacheReadTokens: 80,
+  cacheWriteTokens: 20,
+  reasoningTokens: 3,
+  byModel: {
+    "test:alpha": {
+      requests: 2,
+      errors: 1,
+      inputTokens: 114,
+      outputTokens: 12,
+      cacheReadTokens: 80,
+      cacheWriteTokens: 20,
+      reasoningTokens: 0
+    },
+    "test:test-model": afterSecond.byModel["test:test-model"]
+  }
+}
+
+const threeResponses = Layer.merge(TestModel.layer({ responses: [cached, plain, failing] }), UsageMeter.layer)
+
+describe("UsageMeter", () => {
+  it.effect("counts requests, errors and every token counter, in total and per provider:model", () =>
+    Effect.gen(function*() {
+      expect(yield* UsageMeter.snapshot).toStrictEqual(UsageMeter.emptyTotals)
+      const first = yield* runStream("1")
+      expect(first).toStrictEqual(cached)
+      expect(yield* UsageMeter.snapshot).toStrictEqual(afterFirst)
+      const second = yield* runStream("2")
+      expect(second).toStrictEqual(plain)
+      expect(yield* UsageMeter.snapshot).toStrictEqual(afterSecond)
+      const third = yield* runStream("3")
+      expect(third).toStrictEqual([
+        StreamChunk.metadata("test", "alpha"),
+        StreamChunk.textDelta("thr"),
+        StreamChunk.usage({ inputTokens: 4, outputTokens: 2, totalTokens: 6 }),
+        { type: "error", error: { code: "server", message: "boom", status: 500, retryable: true } }
+      ])
+      expect(yield* UsageMeter.snapshot).toStrictEqual(afterThird)
+    }).pipe(Effect.provide(threeResponses)))
+
+  it.effect("cache chunks report the meter's running total", () =>
+    Effect.gen(function*() {
+      const first = yield* runStream("a")
+      const second = yield* runStream("b")
+      expect(first.filter((c) => c.type === "cache-read" || c.type === "cache-write")).toStrictEqual([
+        { type: "cache-read", cacheReadTokens: 80, accumulated: 80 },
+        { type: "cache-write", cacheWriteTokens: 20, accumulated: 20 }
+      ])
+      expect(second).toStrictEqual([
+        StreamChunk.metadata("test", "alpha", "r1"),
+        StreamChunk.usage({ inputTokens: 110, outputTokens: 10, totalTokens: 120, cacheReadTokens: 80, cacheWriteTokens: 20 }),
+        { type: "cache-read", cacheReadTokens: 80, accumulated: 160 },
+        { type: "cache-write", cacheWriteTokens: 20, accumulated: 40 },
+        StreamChunk.textDelta("one"),
+        StreamChunk.finish("stop")
+      ])
+      const totals = yield* UsageMeter.snapshot
+      expect(totals.cacheReadTokens).toBe(160)
+      expect(totals.cacheWriteTokens).toBe(40)
+      expect(totals.requests).toBe(2)
+    }).pipe(Effect.provide(Layer.merge(TestModel.layer({ responses: [cached] }), UsageMeter.layer))))
+
+  it.effect("changes sees the initial totals and every update, in order", () =>
+    Effect.gen(function*() {
+      const subscribed = yield* Deferred.make<void>()
+      const watcher = yield* UsageMeter.changes.pipe(
+        Stream.tap(() => Deferred.succeed(subscribed, undefined)),
+        Stream.take(5),
+        Stream.runCollect,
+        Effect.fork
+      )
+      yield* Deferred.await(subscribed)
+      yield* runStream("1")
+      yield* runStream("2")
+      yield* runStream("3")
+      yield* UsageMeter.reset
+      const seen = Chunk.toArray(yield* Fiber.join(watcher))
+      expect(seen).toStrictEqual([UsageMeter.emptyTotals, afterFirst, afterSecond, afterThird, UsageMeter.emptyTotals])
+    }).pipe(Effect.provide(threeResponses)))
+
+  it.effect("reset sets every counter back to zero", () =>
+    Effect.gen(function*() {
+      yield* runStream("1")
+      yield* runStream("2")
+      expect(yield* UsageMeter.snapshot).toStrictEqual(afterSecond)
+      yield* UsageMeter.reset
+      expect(yield* UsageMeter.snapshot).toStrictEqual({
+        requests: 0,
+        errors: 0,
+        inputTokens: 0,
+        outputTokens: 0,
+        cacheReadTokens: 0,
+        cacheWriteTokens: 0,
+        reasoningTokens: 0,
+        byModel: {}
+      })
+      // the third script answers the third request; counting restarts from zero
+      yield* runStream("3")
+      expect(yield* UsageMeter.snapshot).toStrictEqual({
+        requests: 1,
+        errors: 1,
+        inputTokens: 4,
+        outputTokens: 2,
+        cacheReadTokens: 0,
+        cacheWriteTokens: 0,
+        reasoningTokens: 0,
+        byModel: {
+          "test:alpha": {
+            requests: 1,
+            errors: 1,
+            inputTokens: 4,
+            outputTokens: 2,
+            cacheReadTokens: 0,
+            cacheWriteTokens: 0,
+            reasoningTokens: 0
+          }
+        }
+      })
+    }).pipe(Effect.provide(threeResponses)))
+
+  it.effect("a stream stopped early records nothing", () =>
+    Effect.gen(function*() {
+      const taken = yield* Effect.map(Stream.runCollect(LanguageModel.stream("1").pipe(Stream.take(2))), Chunk.toArray)
+      expect(taken).toStrictEqual(cached.slice(0, 2))
+      expect(yield* UsageMeter.snapshot).toStrictEqual(UsageMeter.emptyTotals)
+    }).pipe(Effect.provide(threeResponses)))
+
+  it.effect("without the meter layer the stream is unchanged", () =>
+    Effect.gen(function*() {
+      const first = yield* runStream("a")
+      const second = yield* runStream("b")
+      expect(first).toStrictEqual(cached)
+      expect(second).toStrictEqual(cached)
+      expect(second.filter((c) => c.type === "cache-read")).toStrictEqual([
+        { type: "cache-read", cacheReadTokens: 80, accumulated: 80 }
+      ])
+    }).pipe(Effect.provide(TestModel.layer({ responses: [cached] }))))
+
+  it("add is pure and keys counters by provider:model", () => {
+    const once = UsageMeter.add(UsageMeter.emptyTotals, "openai:gpt", { inputTokens: 3, outputTokens: 4, totalTokens: 7 }, false)
+    const twice = UsageMeter.add(once, "openai:gpt", undefined, true)
+    expect(UsageMeter.emptyTotals).toStrictEqual({ ...UsageMeter.zeroCounters, byModel: {} })
+    expect(twice).toStrictEqual({
+      requests: 2,
+      errors: 1,
+      inputTokens: 3,
+      outputTokens: 4,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+      reasoningTokens: 0,
+      byModel: {
+        "openai:gpt": {
+          requests: 2,
+          errors: 1,
+          inputTokens: 3,
+          outputTokens: 4,
+          cacheReadTokens: 0,
+          cacheWriteTokens: 0,
+          reasoningTokens: 0
+        }
+      }
+    })
+  })
+
+  it.effect("record adds one finished response", () =>
+    Effect.gen(function*() {
+      yield* UsageMeter.record("x:y", { inputTokens: 1, outputTokens: 2, totalTokens: 3, reasoningTokens: 1 }, false)
+      expect(yield* UsageMeter.snapshot).toStrictEqual({
+        requests: 1,
+        errors: 0,
+        inputTokens: 1,
+        outputTokens: 2,
+        cacheReadTokens: 0,
+        cacheWriteTokens: 0,
+        reasoningTokens: 1,
+        byModel: {
+          "x:y": { requests: 1, errors: 0, inputTokens: 1, outputTokens: 2, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 1 }
+        }
+      })
+    }).pipe(Effect.provide(UsageMeter.layer)))
+})
