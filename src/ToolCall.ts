@@ -23,8 +23,12 @@ export const ToolCall = Schema.Struct({
 /** A finished tool call. */
 export type ToolCall = typeof ToolCall.Type
 
-/** The id given to a call whose provider sent none: stable for a given response and index. */
-export const synthesizeId = (index: number, prefix = "call"): string => `${prefix}_${index}`
+/**
+ * The id given to a call whose provider sent none: `call_<index>`, or `<responseId>_call_<index>` when
+ * the response id is known, so ids stay stable for a response and unique across a conversation.
+ */
+export const synthesizeId = (index: number, responseId?: string): string =>
+  responseId === undefined || responseId === "" ? `call_${index}` : `${responseId}_call_${index}`
 
 /** Decodes finished raw arguments once: empty → `{}`, invalid → `{ raw }` plus `parseError`. */
 export const decodeArguments = (
@@ -92,8 +96,11 @@ export class Assembler {
   private readonly pending = new Map<number, Pending>()
   private readonly order: Array<number> = []
 
-  /** @param idPrefix prefix of synthesized ids, e.g. the response id. */
-  constructor(readonly idPrefix?: string) {}
+  /**
+   * @param idPrefix the response id, used in synthesized ids; decoders set it once the provider has
+   * named the response (see {@link synthesizeId}).
+   */
+  constructor(public idPrefix?: string) {}
 
   /** Adds one fragment; `id` and `name` may arrive on any fragment, the first value wins. */
   add(index: number, argumentsDelta: string, id?: string, name?: string): void {

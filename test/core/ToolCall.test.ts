@@ -102,9 +102,9 @@ describe("ToolCall.Assembler", () => {
   it("synthesizes ids from the prefix when the provider sends none", () => {
     const a = new ToolCall.Assembler("resp_9")
     a.add(1, "{}", undefined, "f")
-    expect(a.finish(1)).toStrictEqual({ index: 1, id: "resp_9_1", name: "f", arguments: {}, rawArguments: "{}" })
+    expect(a.finish(1)).toStrictEqual({ index: 1, id: "resp_9_call_1", name: "f", arguments: {}, rawArguments: "{}" })
     expect(ToolCall.synthesizeId(4)).toBe("call_4")
-    expect(ToolCall.synthesizeId(4, "msg")).toBe("msg_4")
+    expect(ToolCall.synthesizeId(4, "msg")).toBe("msg_call_4")
   })
 
   it("assembles a 64 KB argument sent in 20-byte fragments exactly (linear-time sanity, not timed)", () => {
@@ -161,7 +161,7 @@ describe("ToolCall.decodeArguments and make", () => {
     })
     expect(ToolCall.make({ index: 0, id: "", name: "f", rawArguments: "", idPrefix: "r" })).toStrictEqual({
       index: 0,
-      id: "r_0",
+      id: "r_call_0",
       name: "f",
       arguments: {},
       rawArguments: ""

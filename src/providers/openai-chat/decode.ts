@@ -303,6 +303,14 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
     const cacheWrite = lastUsage?.cacheWriteTokens ?? 0
     if (cacheRead > 0) emit(out, StreamChunk.cacheRead(cacheRead))
     if (cacheWrite > 0) emit(out, StreamChunk.cacheWrite(cacheWrite))
+    // Some hosts end a failed generation with a finish reason instead of an error body.
+    if (rawFinish !== undefined && failedFinish[rawFinish.toLowerCase()] !== undefined) {
+      return fail(out, LlmError.info({
+        code: failedFinish[rawFinish.toLowerCase()],
+        message: `The provider ended the response with finish_reason "${rawFinish}"`,
+        provider
+      }))
+    }
     const normalized = StreamChunk.normalizeFinishReason(rawFinish)
     // A refusal arrives with finish_reason "stop"; hosts like Ollama say "stop" after tool calls.
     const reason = refusal.length > 0
@@ -320,6 +328,7 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
     // Azure's first chunk has id "" and model "": wait for one that names them.
     if (announced || !(Wire.isNonEmptyString(c.model) || Wire.isNonEmptyString(c.id))) return
     announced = true
+    if (Wire.isNonEmptyString(c.id)) assembler.idPrefix = c.id
     out.push(
       StreamChunk.metadata(
         provider,
@@ -381,6 +390,12 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
   const end = (_out: Out): void => {}
 
   return { push, end }
+}
+
+/** Finish reasons that mean the generation failed (Mistral's bare "error", DeepSeek's overload). */
+const failedFinish: Readonly<Record<string, LlmError.ErrorCode>> = {
+  "error": "server",
+  "insufficient_system_resource": "overloaded"
 }
 
 const sameCounts = (a: Usage.Usage, b: Usage.Usage): boolean =>

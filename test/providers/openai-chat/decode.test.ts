@@ -1,7 +1,9 @@
 import { readFileSync } from "node:fs"
 import { describe, expect, it } from "vitest"
 import * as Decode from "../../../src/providers/openai-chat/decode.js"
+import * as LlmError from "../../../src/LlmError.js"
 import * as Response from "../../../src/Response.js"
+import * as StreamChunk from "../../../src/StreamChunk.js"
 import { decodeAll } from "../../../src/wire/ChunkDecoder.js"
 import type * as Sse from "../../../src/wire/Sse.js"
 
@@ -313,7 +315,7 @@ describe("OpenAiChat decoder: tool calls", () => {
       META,
       argDelta(0, "{\"a", { name: "f" }),
       argDelta(0, "\":1}"),
-      call(0, "call_0", "f", "{\"a\":1}", { a: 1 }),
+      call(0, "chatcmpl-1_call_0", "f", "{\"a\":1}", { a: 1 }),
       finish("tool_calls", "function_call")
     ])
   })
@@ -580,5 +582,31 @@ describe("OpenAiChat decoder: our own transcripts", () => {
       provider: "openai",
       details: { error: { message: "The server had an error while processing your request. Sorry about that!", type: "server_error", param: null, code: null } }
     })
+  })
+})
+
+describe("OpenAiChat decoder: finish reasons that mean failure", () => {
+  const run = (raw: string) =>
+    decodeAll(Decode.make({ provider: "mistral" }), [
+      { event: "message", data: JSON.stringify({ id: "x1", model: "m", choices: [{ index: 0, delta: { content: "Hi" }, finish_reason: null }] }), id: undefined },
+      { event: "message", data: JSON.stringify({ id: "x1", model: "m", choices: [{ index: 0, delta: {}, finish_reason: raw }] }), id: undefined },
+      { event: "message", data: "[DONE]", id: undefined }
+    ])
+
+  it("a bare finish_reason \"error\" (Mistral) ends in an error chunk, not a finish", () => {
+    expect(run("error")).toStrictEqual([
+      StreamChunk.metadata("mistral", "m", "x1"),
+      StreamChunk.textDelta("Hi"),
+      StreamChunk.error(LlmError.info({ code: "server", message: "The provider ended the response with finish_reason \"error\"", provider: "mistral" }))
+    ])
+  })
+
+  it("DeepSeek's insufficient_system_resource is an overload error", () => {
+    const last = run("insufficient_system_resource").at(-1)
+    expect(last).toStrictEqual(StreamChunk.error(LlmError.info({
+      code: "overloaded",
+      message: "The provider ended the response with finish_reason \"insufficient_system_resource\"",
+      provider: "mistral"
+    })))
   })
 })
