@@ -21,7 +21,7 @@ export const ImagePart = Schema.Struct({
   data: Schema.optional(Bytes),
   mediaType: Schema.optional(Schema.String),
   detail: Schema.optional(Schema.Literal("auto", "low", "high"))
-})
+}).pipe(Schema.filter((p) => p.url !== undefined || p.data !== undefined || "an image needs a url or data"))
 
 /** A file (PDF, audio …), by URL or by bytes. */
 export const FilePart = Schema.Struct({
@@ -30,7 +30,7 @@ export const FilePart = Schema.Struct({
   data: Schema.optional(Bytes),
   mediaType: Schema.String,
   filename: Schema.optional(Schema.String)
-})
+}).pipe(Schema.filter((p) => p.url !== undefined || p.data !== undefined || "a file needs a url or data"))
 
 /** Any part of a user message. */
 export const UserPart = Schema.Union(TextPart, ImagePart, FilePart)

@@ -124,7 +124,22 @@ export const track = (provider: string, model: string) =>
       if (Option.isNone(maybe)) return self
       const meter = maybe.value
       let usage: Usage.Usage | undefined = undefined
+      let cacheRead: number | undefined = undefined
+      let cacheWrite: number | undefined = undefined
       let key = `${provider}:${model}`
+      // A provider may report cache use only in cache chunks: the meter must count what they said.
+      const final = (): Usage.Usage | undefined => {
+        if (usage === undefined) {
+          return cacheRead === undefined && cacheWrite === undefined
+            ? undefined
+            : { ...Usage.empty, ...(cacheRead !== undefined ? { cacheReadTokens: cacheRead } : {}), ...(cacheWrite !== undefined ? { cacheWriteTokens: cacheWrite } : {}) }
+        }
+        return {
+          ...usage,
+          ...(usage.cacheReadTokens === undefined && cacheRead !== undefined ? { cacheReadTokens: cacheRead } : {}),
+          ...(usage.cacheWriteTokens === undefined && cacheWrite !== undefined ? { cacheWriteTokens: cacheWrite } : {})
+        }
+      }
       const step = (totals: Totals | undefined, c: StreamChunk.StreamChunk): Effect.Effect<StreamChunk.StreamChunk> => {
         switch (c.type) {
           case "metadata":
@@ -134,15 +149,17 @@ export const track = (provider: string, model: string) =>
             usage = Usage.merge(usage, c.usage)
             return Effect.succeed(c)
           case "cache-read":
+            cacheRead = c.cacheReadTokens
             return Effect.succeed(StreamChunk.cacheRead(c.cacheReadTokens, (totals?.cacheReadTokens ?? 0) + c.cacheReadTokens))
           case "cache-write":
+            cacheWrite = c.cacheWriteTokens
             return Effect.succeed(
               StreamChunk.cacheWrite(c.cacheWriteTokens, (totals?.cacheWriteTokens ?? 0) + c.cacheWriteTokens)
             )
           case "finish":
           case "error":
             return Effect.as(
-              SubscriptionRef.update(meter.totals, (t) => add(t, key, usage, c.type === "error")),
+              SubscriptionRef.update(meter.totals, (t) => add(t, key, final(), c.type === "error")),
               c
             )
           default:

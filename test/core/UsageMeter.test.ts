@@ -261,3 +261,24 @@ describe("UsageMeter", () => {
       })
     }).pipe(Effect.provide(UsageMeter.layer)))
 })
+
+describe("UsageMeter counts what cache chunks report", () => {
+  it.effect("a cache-read chunk with no cacheReadTokens in the usage still reaches the totals", () =>
+    Effect.gen(function*() {
+      yield* runStream("a")
+      const second = yield* runStream("b")
+      expect(second.find((c) => c.type === "cache-read")).toStrictEqual(StreamChunk.cacheRead(30, 60))
+      const totals = yield* UsageMeter.snapshot
+      expect([totals.requests, totals.inputTokens, totals.outputTokens, totals.cacheReadTokens]).toStrictEqual([2, 100, 4, 60])
+    }).pipe(Effect.provide(Layer.mergeAll(
+      TestModel.layer({
+        responses: [[
+          StreamChunk.textDelta("x"),
+          StreamChunk.usage({ inputTokens: 50, outputTokens: 2, totalTokens: 52 }),
+          StreamChunk.cacheRead(30),
+          StreamChunk.finish("stop")
+        ]]
+      }),
+      UsageMeter.layer
+    ))))
+})

@@ -1,3 +1,4 @@
+import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import { describe, expect, it } from "vitest"
 import * as ChatRequest from "../../../src/ChatRequest.js"
@@ -169,5 +170,18 @@ describe("OpenAiChat request body", () => {
       stream_options: { include_usage: false },
       reasoning_format: "parsed"
     })
+  })
+})
+
+describe("ChatRequest parts need their content", () => {
+  it("an image with neither url nor data is rejected by the schema, with a readable reason", () => {
+    const decoded = Schema.decodeUnknownEither(ChatRequest.ChatRequest)({
+      messages: [{ role: "user", content: [{ type: "image", mediaType: "image/png" }] }]
+    })
+    expect(Either.isLeft(decoded) && decoded.left.message.includes("an image needs a url or data")).toBe(true)
+    const ok = Schema.decodeUnknownEither(ChatRequest.ChatRequest)({
+      messages: [{ role: "user", content: [{ type: "image", url: "https://example.com/a.png" }] }]
+    })
+    expect(Either.isRight(ok)).toBe(true)
   })
 })
