@@ -13,3 +13,7 @@ export * as StreamChunk from "./StreamChunk.js"
 export * as ToolCall from "./ToolCall.js"
 export * as Usage from "./Usage.js"
 export * as UsageMeter from "./UsageMeter.js"
+export * as ProviderOptions from "./ProviderOptions.js"
+
+/** The Chat Completions provider: OpenAI, Azure OpenAI and the compatible hosts (see its presets). */
+export * as OpenAiChat from "./providers/openai-chat/index.js"
