@@ -23,6 +23,9 @@ export const Usage = Schema.Struct({
 /** A normalized usage snapshot (this response's running totals). */
 export type Usage = typeof Usage.Type
 
+/** A usage under construction (the same fields, writable). */
+type Draft = { -readonly [K in keyof Usage]: Usage[K] }
+
 /** An all-zero usage. */
 export const empty: Usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 }
 
@@ -55,15 +58,7 @@ export const normalize = (counts: ProviderCounts): Usage => {
   const inputTokens = num(counts.input) + (counts.inputExcludesCache === true ? num(cacheRead) + num(cacheWrite) : 0)
   const outputTokens = num(counts.output) + (counts.outputExcludesReasoning === true ? num(reasoning) : 0)
   const ownTotal = counts.total
-  const usage: {
-    inputTokens: number
-    outputTokens: number
-    totalTokens: number
-    cacheReadTokens?: number
-    cacheWriteTokens?: number
-    reasoningTokens?: number
-    raw?: unknown
-  } = {
+  const usage: Draft = {
     inputTokens,
     outputTokens,
     totalTokens:
@@ -84,15 +79,7 @@ export const normalize = (counts: ProviderCounts): Usage => {
  */
 export const merge = (older: Usage | undefined, newer: Usage): Usage => {
   if (older === undefined) return newer
-  const out: {
-    inputTokens: number
-    outputTokens: number
-    totalTokens: number
-    cacheReadTokens?: number
-    cacheWriteTokens?: number
-    reasoningTokens?: number
-    raw?: unknown
-  } = {
+  const out: Draft = {
     inputTokens: newer.inputTokens !== 0 ? newer.inputTokens : older.inputTokens,
     outputTokens: newer.outputTokens !== 0 ? newer.outputTokens : older.outputTokens,
     totalTokens: 0
