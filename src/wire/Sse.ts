@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import * as LlmError from "../LlmError.js"
+import { type DecoderOptions, TextFraming } from "./TextFraming.js"
 
 /** One dispatched server-sent event. */
 export interface Event {
@@ -17,38 +17,22 @@ export interface Event {
   readonly error?: string | undefined
 }
 
-/** The default cap on one pending event, in characters: 16 MiB. */
-export const defaultMaxEventBytes = 16 * 1024 * 1024
-
-/** Options of a {@link Decoder}. */
-export interface DecoderOptions {
-  /** The largest pending event (data buffer plus the line being read), in characters; default 16 MiB. */
-  readonly maxEventBytes?: number
-}
+export {
+  /** The default cap on one pending event, in characters: 16 MiB. */
+  defaultMaxEventBytes,
+  /** Options of a {@link Decoder}: `maxEventBytes` caps the data buffer plus the line being read. */
+  type DecoderOptions
+} from "./TextFraming.js"
 
 const LF = 10
 const SPACE = 32
 const COLON = 58
 
-/** Renders a size limit for an error message ("16 MiB", "64 KiB", "100 bytes"). */
-const formatLimit = (limit: number): string =>
-  limit >= 1024 * 1024 && limit % (1024 * 1024) === 0
-    ? `${limit / (1024 * 1024)} MiB`
-    : limit >= 1024 && limit % 1024 === 0
-      ? `${limit / 1024} KiB`
-      : `${limit} bytes`
-
 /**
  * An incremental, synchronous SSE decoder: `push` each network read, `end` at the end of the body.
  * It never throws; an event larger than the cap sets {@link Decoder.error} and stops all output.
  */
-export class Decoder {
-  private readonly maxEventBytes: number
-  // The default (non-fatal, BOM-stripping) decoder in streaming mode keeps split multi-byte
-  // characters and a split BOM across reads, and turns invalid bytes into U+FFFD instead of throwing.
-  private readonly utf8 = new TextDecoder("utf-8")
-  /** The incomplete last line of the previous read; never contains a line terminator. */
-  private tail = ""
+export class Decoder extends TextFraming<Event> {
   /** The previous read ended with CR: an LF opening the next read belongs to that line end. */
   private skipLf = false
   private data = ""
@@ -61,43 +45,22 @@ export class Decoder {
   private hasError = false
   // Per spec the last event id outlives the event that set it.
   private lastId: string | undefined = undefined
-  private ended = false
-  private failure: LlmError.ErrorInfo | undefined = undefined
 
   constructor(options?: DecoderOptions) {
-    this.maxEventBytes = options?.maxEventBytes ?? defaultMaxEventBytes
+    super(options, "An SSE event")
   }
 
-  /** Set once an event grew past the cap (code `protocol`); from then on nothing more is decoded. */
-  get error(): LlmError.ErrorInfo | undefined {
-    return this.failure
-  }
-
-  /** Decodes one network read, returning the events it completed, in order. */
-  push(bytes: Uint8Array): Array<Event> {
-    const out: Array<Event> = []
-    if (this.failure !== undefined || this.ended) return out
-    this.feed(this.utf8.decode(bytes, { stream: true }), out)
-    return out
-  }
-
-  /** The body ended: flushes a last event that no blank line closed (proxies drop it). */
-  end(): Array<Event> {
-    const out: Array<Event> = []
-    if (this.failure !== undefined || this.ended) return out
-    this.ended = true
-    this.feed(this.utf8.decode(), out)
-    if (this.failure !== undefined) return out
+  /** Flushes a last event that no blank line closed (proxies drop it). */
+  protected flush(out: Array<Event>): void {
     if (this.tail !== "") {
       const line = this.tail
       this.tail = ""
       this.line(line, 0, line.length, line.indexOf(":"), out)
     }
     this.dispatch(out)
-    return out
   }
 
-  private feed(text: string, out: Array<Event>): void {
+  protected feed(text: string, out: Array<Event>): void {
     const n = text.length
     if (n === 0) return
     let pos = 0
@@ -155,14 +118,8 @@ export class Decoder {
    */
   private checkSize(lineLength: number): boolean {
     if (this.dataLength + lineLength <= this.maxEventBytes) return true
-    this.failure = LlmError.info({
-      code: "protocol",
-      message: `An SSE event exceeded the ${formatLimit(this.maxEventBytes)} limit`,
-      details: { limit: this.maxEventBytes }
-    })
-    this.tail = ""
     this.resetEvent()
-    return false
+    return this.overflow()
   }
 
   /** Interprets the line `s[start, end)`, whose first colon is at `colon` (or -1). */
