@@ -40,7 +40,7 @@ export const describeRecorded = (family: string, fn: () => void): void => {
   const present = existsSync(familyDir(family))
   if (!present) {
     console.warn(
-      `[recorded] skipped the "${family}" recordings suite: ${familyDir(family)} is absent ` +
+      `[recorded] skipped the "${family}" recordings suite: ../shared/fixtures/recorded/${family} is absent ` +
         `(the third-party recordings live outside this repository, in ../shared/fixtures)`
     )
   }
