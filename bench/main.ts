@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: replays a 6,000-event (~1 MB) OpenAI Chat stream from the loopback replay server,
- * alternately through our `OpenAiChat` layer collected with `Response.sink` and through a
+ * alternately through our `OpenAiChat` layer collected with `Response.collect` and through a
  * hand-written floor in the same process, after a warm-up. Prints both medians, the ratio and memory.
  * A benchmark, not a test: it asserts nothing about time, only that both clients decode the same.
  */
@@ -77,7 +77,7 @@ const main = async (): Promise<void> => {
     [
       `OpenAI Chat stream: ${(bytes.length / 1024 / 1024).toFixed(2)} MB, ${body.split("\n\n").length - 1} events, reads of ${readSize / 1024} KiB, ${runs} runs after ${warmup} warm-up`,
       `  floor (fetch + indexOf + JSON.parse)   median ${mf.toFixed(1)} ms   heap growth per run (median) ${mb(median(heap.floor))}`,
-      `  ours  (OpenAiChat + Response.sink)     median ${mo.toFixed(1)} ms   heap growth per run (median) ${mb(median(heap.ours))}`,
+      `  ours  (OpenAiChat + Response.collect)  median ${mo.toFixed(1)} ms   heap growth per run (median) ${mb(median(heap.ours))}`,
       `  ratio ours / floor: ${(mo / mf).toFixed(2)}x (target <= 1.30x)`,
       `  process peak RSS: ${mb(process.resourceUsage().maxRSS * 1024)}`,
       ""

@@ -7,6 +7,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import * as ChatRequest from "./ChatRequest.js"
+import * as Unwrap from "./internal/unwrap.js"
 import * as LlmError from "./LlmError.js"
 import * as Response from "./Response.js"
 import * as StreamChunk from "./StreamChunk.js"
@@ -46,7 +47,7 @@ export const make = <E>(options: {
 
 /** Streams one response from the `LanguageModel` in the context. */
 export const stream = (request: ChatRequest.Input): Stream.Stream<StreamChunk.StreamChunk, never, LanguageModel> =>
-  Stream.unwrap(Effect.map(LanguageModel, (model) => model.stream(request)))
+  Unwrap.unwrap(Effect.map(LanguageModel, (model) => model.stream(request)))
 
 /** Fails with the response's error (carrying the partial response) when it ended in one. */
 export const toEffect = (response: Response.Response): Effect.Effect<Response.Response, LlmError.LlmError> =>

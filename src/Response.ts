@@ -6,7 +6,9 @@
  *
  * @since 0.1.0
  */
-import type * as Effect from "effect/Effect"
+import * as Channel from "effect/Channel"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Sink from "effect/Sink"
 import * as Stream from "effect/Stream"
 import type * as ChatRequest from "./ChatRequest.js"
@@ -180,6 +182,18 @@ export const sink: Sink.Sink<Response, StreamChunk.StreamChunk> = Sink.suspend((
   }).pipe(Sink.map((builder) => builder.done()))
 )
 
-/** Runs a chunk stream to its end and reassembles the response. */
+/**
+ * Runs a chunk stream to its end and reassembles the response. Same result as running it into
+ * {@link sink}, but pulled in the caller's fiber: `Stream.run` forks a fiber for the run and costs a
+ * little more per chunk, which shows on a response of many network reads.
+ */
 export const collect = <E, R>(stream: Stream.Stream<StreamChunk.StreamChunk, E, R>): Effect.Effect<Response, E, R> =>
-  Stream.run(stream, sink)
+  Effect.scoped(Effect.flatMap(Channel.toPull(Stream.toChannel(stream)), (pull) => {
+    const builder = new Builder()
+    const loop: Effect.Effect<Response, E, R> = Effect.flatMap(pull, (next) => {
+      if (Either.isLeft(next)) return Effect.sync(() => builder.done())
+      for (const c of next.right) builder.add(c)
+      return loop
+    })
+    return loop
+  }))

@@ -7,6 +7,7 @@
  * @since 0.1.0
  */
 import * as Cause from "effect/Cause"
+import * as Channel from "effect/Channel"
 import * as Chunk from "effect/Chunk"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
@@ -316,24 +317,27 @@ export const truncatedError = (provider?: string): LlmError.ErrorInfo =>
 export const ensureTerminal = <E, R>(
   self: Stream.Stream<StreamChunk, E, R>,
   options?: { readonly provider?: string | undefined }
-): Stream.Stream<StreamChunk, never, R> =>
-  Stream.suspend(() => {
-    let terminated = false
-    const body = self.pipe(
+): Stream.Stream<StreamChunk, never, R> => {
+  const provider = options?.provider
+  const last = (info: LlmError.ErrorInfo) => Channel.write(Chunk.of(error(info)))
+  // One stage that reads whole chunks: the guarantee costs next to nothing per network read.
+  const guard: Channel.Channel<Chunk.Chunk<StreamChunk>, Chunk.Chunk<StreamChunk>, never, E, void, unknown> =
+    Channel.readWithCause({
+      onInput: (chunk: Chunk.Chunk<StreamChunk>) => {
+        const chunks = Chunk.toReadonlyArray(chunk)
+        for (let i = 0; i < chunks.length; i++) {
+          // Ending here stops pulling from, and so closes, the source.
+          if (isTerminal(chunks[i])) return Channel.write(i === chunks.length - 1 ? chunk : Chunk.take(chunk, i + 1))
+        }
+        return Channel.zipRight(Channel.write(chunk), guard)
+      },
       // An interruption seen here started inside the source (the consumer's own interruption never
       // reaches this handler), so it is a failure of the source like any other.
-      Stream.catchAllCause((cause) => Stream.succeed(error(errorFromCause(cause, options?.provider)))),
-      Stream.takeUntil(isTerminal),
-      Stream.mapChunks((chunk) => {
-        if (!terminated && Chunk.some(chunk, isTerminal)) terminated = true
-        return chunk
-      })
-    )
-    return Stream.concat(
-      body,
-      Stream.suspend(() => (terminated ? Stream.empty : Stream.succeed(error(truncatedError(options?.provider)))))
-    )
-  })
+      onFailure: (cause) => last(errorFromCause(cause, provider)),
+      onDone: () => last(truncatedError(provider))
+    })
+  return Stream.fromChannel(Channel.pipeTo(Stream.toChannel(self), guard))
+}
 
 // ---------------------------------------------------------------------------------------------
 // Validation

@@ -13,6 +13,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
+import * as Unwrap from "./internal/unwrap.js"
 import * as StreamChunk from "./StreamChunk.js"
 import * as Usage from "./Usage.js"
 
@@ -119,7 +120,7 @@ const needsMeter = (c: StreamChunk.StreamChunk): boolean =>
  */
 export const track = (provider: string, model: string) =>
 <E, R>(self: Stream.Stream<StreamChunk.StreamChunk, E, R>): Stream.Stream<StreamChunk.StreamChunk, E, R> =>
-  Stream.unwrap(
+  Unwrap.unwrap(
     Effect.map(Effect.serviceOption(UsageMeter), (maybe) => {
       if (Option.isNone(maybe)) return self
       const meter = maybe.value

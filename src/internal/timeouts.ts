@@ -14,9 +14,9 @@ export interface Timeouts {
 
 /**
  * Fails with `onTimeout()` when `self` emits nothing for `duration`, measured on the Effect clock (so
- * `TestClock` drives it). The timer restarts at every pull, so for HTTP bodies it bounds the gap
- * between two network reads. (A single watchdog fiber with `interruptWhen` was measured slower: it
- * hands every element across fibers.)
+ * `TestClock` drives it). The timer restarts at every pull. It races two fibers against each pull,
+ * which is fine for scripted streams (`TestModel`); the HTTP transport, where it would cost more
+ * than the decoding, uses the one-watchdog handoff of `handoff.ts` instead.
  */
 export const idle = <E2>(duration: Duration.DurationInput, onTimeout: () => E2) =>
 <A, E, R>(self: Stream.Stream<A, E, R>): Stream.Stream<A, E | E2, R> => Stream.timeoutFail(self, onTimeout, duration)

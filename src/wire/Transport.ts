@@ -3,8 +3,15 @@
  * network read at a time, run the provider's pure decoder, retry before the first content chunk,
  * and enforce the header / idle / total timeouts.
  *
+ * Each attempt runs in a producer fiber that sends the request and decodes every network read as it
+ * arrives; the consumer takes the decoded chunks through a one-place handoff whose watchdog enforces
+ * the header and idle timeouts (see `internal/handoff.ts`). That keeps the cost per network read to
+ * one handoff, where a timeout raced against every read cost more than the decoding itself.
+ *
  * @since 0.1.0
  */
+import * as Cause from "effect/Cause"
+import * as Channel from "effect/Channel"
 import * as Chunk from "effect/Chunk"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
@@ -12,12 +19,13 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as Exit from "effect/Exit"
-import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as LlmError from "../LlmError.js"
 import * as StreamChunk from "../StreamChunk.js"
+import * as HandoffModule from "../internal/handoff.js"
 import * as Timeouts from "../internal/timeouts.js"
+import * as Unwrap from "../internal/unwrap.js"
 import type * as ChunkDecoder from "./ChunkDecoder.js"
 import * as Http from "./Http.js"
 import * as HttpStatus from "./HttpStatus.js"
@@ -82,56 +90,50 @@ export const requestIdOf = (headers: Readonly<Record<string, string>>): string |
 const timeoutError = (provider: string, what: string, d: Duration.DurationInput): LlmError.LlmError =>
   LlmError.make({ code: "timeout", message: `${what} (${Duration.format(Duration.decode(d))})`, provider })
 
-/** Frames and decodes a body, one network read at a time (no Effect per event). */
-const decodeBody = <Ev>(
-  req: Request<Ev>,
-  body: Stream.Stream<Uint8Array, LlmError.LlmError>
-): Stream.Stream<StreamChunk.StreamChunk, LlmError.LlmError> =>
-  Stream.suspend(() => {
-    const framer = req.framer()
-    const decoder = req.decoder()
-    let broken = false
-    const frame = (events: Array<Ev>, out: Array<StreamChunk.StreamChunk>): void => {
-      for (let i = 0; i < events.length; i++) decoder.push(events[i], out)
-      if (framer.error !== undefined && !broken) {
-        broken = true
-        out.push(StreamChunk.error(framer.error))
-      }
+/** What an attempt hands its consumer: the chunks decoded from one network read. */
+type Handoff = HandoffModule.Handoff<Chunk.Chunk<StreamChunk.StreamChunk>, LlmError.LlmError>
+
+/** Frames and decodes a body one network read at a time (no Effect per event). */
+const bodyDecoder = <Ev>(req: Request<Ev>) => {
+  const framer = req.framer()
+  const decoder = req.decoder()
+  let broken = false
+  const frame = (events: Array<Ev>, out: Array<StreamChunk.StreamChunk>): void => {
+    for (let i = 0; i < events.length; i++) decoder.push(events[i], out)
+    if (framer.error !== undefined && !broken) {
+      broken = true
+      out.push(StreamChunk.error(framer.error))
     }
-    const idle = req.timeouts?.idle ?? defaultIdleTimeout
-    const reads = Timeouts.idle(idle, () => timeoutError(req.provider, "No data from the server (idle timeout)", idle))(body)
-    const decoded = Stream.mapChunks(reads, (chunk) => {
+  }
+  return {
+    /** Set once the framing broke: the error chunk has been emitted and nothing more will be. */
+    broken: () => broken,
+    read: (reads: Chunk.Chunk<Uint8Array>): Array<StreamChunk.StreamChunk> => {
       const out: Array<StreamChunk.StreamChunk> = []
-      for (const bytes of chunk) {
+      for (const bytes of reads) {
         if (broken) break
         frame(framer.push(bytes), out)
       }
-      return Chunk.unsafeFromArray(out)
-    })
-    const flush = Stream.suspend(() => {
-      if (broken) return Stream.empty
+      return out
+    },
+    end: (): Array<StreamChunk.StreamChunk> => {
       const out: Array<StreamChunk.StreamChunk> = []
+      if (broken) return out
       frame(framer.end(), out)
       if (!broken) decoder.end(out)
-      return Stream.fromIterable(out)
-    })
-    return Stream.concat(decoded, flush)
-  })
+      return out
+    }
+  }
+}
 
-/** One attempt: the request, its HTTP error mapping, and the decoded body. */
-const attempt = <Ev>(req: Request<Ev>): Stream.Stream<StreamChunk.StreamChunk, LlmError.LlmError, Http.Client> =>
-  Stream.unwrap(Effect.gen(function*() {
-    const headersTimeout = req.timeouts?.headers ?? defaultHeadersTimeout
-    const response = yield* Http.postJson({ url: req.url, headers: req.headers, body: req.body, provider: req.provider })
-      .pipe(Effect.timeoutFail({
-        duration: headersTimeout,
-        onTimeout: () => timeoutError(req.provider, "No response headers in time", headersTimeout)
-      }))
-    if (response.status >= 200 && response.status < 300) return decodeBody(req, response.body)
+/** Maps a non-2xx response to its error, with the retry facts the transport adds. */
+const statusError = <Ev>(req: Request<Ev>, response: Http.Response): Effect.Effect<never, LlmError.LlmError> =>
+  Effect.gen(function*() {
+    const idle = req.timeouts?.idle ?? defaultIdleTimeout
     const text = yield* response.text.pipe(
       Effect.timeoutFail({
-        duration: req.timeouts?.idle ?? defaultIdleTimeout,
-        onTimeout: () => timeoutError(req.provider, "The error body did not arrive in time", req.timeouts?.idle ?? defaultIdleTimeout)
+        duration: idle,
+        onTimeout: () => timeoutError(req.provider, "The error body did not arrive in time", idle)
       }),
       Effect.orElseSucceed(() => "")
     )
@@ -144,56 +146,109 @@ const attempt = <Ev>(req: Request<Ev>): Stream.Stream<StreamChunk.StreamChunk, L
     const retryable = Retry.shouldRetryHeader(response.headers) ??
       (info.code !== "quota" && HttpStatus.isRetryableStatus(response.status))
     return yield* Effect.fail(LlmError.fromInfo({ ...info, status: response.status, retryable }))
-  }))
+  })
 
-/** An attempt that has produced its first content chunk (or its terminal chunk). */
+/**
+ * The producer of one attempt, run in its own fiber: the request, its HTTP error mapping, then the
+ * body, framed and decoded as each network read arrives and handed over to the consumer (a failure
+ * too). Reading with `Channel.toPull` costs less per read than running the body stream into a sink.
+ */
+const produce = <Ev>(req: Request<Ev>, handoff: Handoff): Effect.Effect<void, never, Http.Client> =>
+  Effect.gen(function*() {
+    const response = yield* Http.postJson({ url: req.url, headers: req.headers, body: req.body, provider: req.provider })
+    if (response.status < 200 || response.status >= 300) {
+      handoff.endFirst()
+      return yield* statusError(req, response)
+    }
+    handoff.startIdle()
+    const pull = yield* Channel.toPull(Stream.toChannel(response.body))
+    const decode = bodyDecoder(req)
+    while (!decode.broken()) {
+      const next = yield* pull
+      const out = Either.isRight(next) ? decode.read(next.right) : decode.end()
+      // A read that decodes to nothing (a keep-alive) still shows the server is alive.
+      if (out.length > 0) yield* handoff.offer(Chunk.unsafeFromArray(out))
+      else handoff.touch()
+      if (Either.isLeft(next)) break
+    }
+    handoff.end()
+  }).pipe(
+    Effect.scoped,
+    Effect.catchAllCause((cause) =>
+      // Interrupted means the consumer left, or the watchdog has already handed over its timeout.
+      Effect.sync(() => {
+        if (!Cause.isInterruptedOnly(cause)) handoff.fail(cause)
+      })
+    )
+  )
+
+/** The chunks an attempt held back, then (once it has produced content) the rest of its chunks. */
 interface Started {
   readonly held: ReadonlyArray<StreamChunk.StreamChunk>
-  readonly rest: Stream.Stream<StreamChunk.StreamChunk, LlmError.LlmError, Http.Client>
+  /** Takes the attempt's next chunks; undefined when it already ended. */
+  readonly rest: Effect.Effect<Chunk.Chunk<StreamChunk.StreamChunk> | undefined, LlmError.LlmError> | undefined
 }
 
 /**
- * Runs an attempt until its first content chunk, holding back metadata/usage/cache chunks so a
- * retried attempt never shows the consumer two beginnings. A retryable failure or in-band error
- * before that point fails (and closes this attempt's connection) so the caller can retry.
+ * Starts an attempt (its producer, and the watchdog enforcing the header and idle timeouts) and takes
+ * its chunks until the first content chunk, holding back metadata/usage/cache chunks so a retried
+ * attempt never shows the consumer two beginnings. A retryable failure or in-band error before that
+ * point fails (and closes this attempt's connection) so the caller can retry.
  */
-const done = (held: ReadonlyArray<StreamChunk.StreamChunk>): Started => ({ held, rest: Stream.empty })
-
 const start = <Ev>(req: Request<Ev>): Effect.Effect<Started, LlmError.LlmError, Http.Client | Scope.Scope> =>
   Effect.gen(function*() {
     const scope = yield* Scope.fork(yield* Effect.scope, ExecutionStrategy.sequential)
-    const pull = yield* Scope.extend(Stream.toPull(attempt(req)), scope)
-    const held: Array<StreamChunk.StreamChunk> = []
+    const headers = Duration.decode(req.timeouts?.headers ?? defaultHeadersTimeout)
+    const idle = Duration.decode(req.timeouts?.idle ?? defaultIdleTimeout)
+    const handoff: Handoff = new HandoffModule.Handoff(yield* Effect.clock, {
+      first: headers,
+      onFirst: () => timeoutError(req.provider, "No response headers in time", headers),
+      idle,
+      onIdle: () => timeoutError(req.provider, "No data from the server (idle timeout)", idle)
+    })
+    const producer = yield* Effect.forkIn(produce(req, handoff), scope)
+    yield* Effect.forkIn(handoff.watch(producer), scope)
+    // Closes this attempt's connection before a retry opens the next one.
     const giveUp = (error: LlmError.LlmError) => Effect.zipRight(Scope.close(scope, Exit.void), Effect.fail(error))
+    const held: Array<StreamChunk.StreamChunk> = []
     while (true) {
-      const next = yield* Effect.either(pull)
-      if (Either.isLeft(next)) {
-        if (Option.isNone(next.left)) return done(held)
-        return yield* giveUp(next.left.value)
-      }
+      const next = yield* Effect.either(handoff.take)
+      if (Either.isLeft(next)) return yield* giveUp(next.left)
+      if (next.right === undefined) return { held, rest: undefined }
       const chunks = Chunk.toReadonlyArray(next.right)
       for (let i = 0; i < chunks.length; i++) {
         const c = chunks[i]
-        if (StreamChunk.isContent(c)) {
-          const rest: Started["rest"] = Stream.repeatEffectChunkOption(pull)
-          return { held: held.concat(chunks.slice(i)), rest }
-        }
+        if (StreamChunk.isContent(c)) return { held: held.concat(chunks.slice(i)), rest: handoff.take }
         if (c.type === "error" && c.error.retryable) return yield* giveUp(LlmError.fromInfo(c.error))
         held.push(c)
-        if (StreamChunk.isTerminal(c)) return done(held)
+        if (StreamChunk.isTerminal(c)) return { held, rest: undefined }
       }
     }
   })
 
+/** The started attempt as one stream: what it held back, then the rest, a network read at a time. */
+const toStream = ({ held, rest }: Started): Stream.Stream<StreamChunk.StreamChunk, LlmError.LlmError> =>
+  rest === undefined ? Stream.fromIterable(held) : HandoffModule.toStream(Chunk.fromIterable(held), rest)
+
 /**
- * Streams one response: retried (per {@link Retry.policy}) only while no content chunk has been
- * emitted, with the header, idle and total timeouts applied. Failures arrive as the stream's error;
- * `StreamChunk.ensureTerminal` (applied by `LanguageModel.make`) turns them into the terminal chunk.
+ * Streams one response with the given client: retried (per {@link Retry.policy}) only while no
+ * content chunk has been emitted, with the header, idle and total timeouts applied. Failures arrive
+ * as the stream's error; `StreamChunk.ensureTerminal` (applied by `LanguageModel.make`) turns them
+ * into the terminal chunk. Providers use this rather than {@link stream} with `Stream.provideService`,
+ * which would wrap the taking of every network read in a change of context.
  */
-export const stream = <Ev>(req: Request<Ev>): Stream.Stream<StreamChunk.StreamChunk, LlmError.LlmError, Http.Client> =>
-  Stream.unwrapScoped(
+export const streamWith = <Ev>(
+  client: Http.Client,
+  req: Request<Ev>
+): Stream.Stream<StreamChunk.StreamChunk, LlmError.LlmError> =>
+  Unwrap.unwrapScoped(
     start(req).pipe(
       Effect.retry({ schedule: Retry.policy(req.retry), while: (e) => e.retryable }),
-      Effect.map(({ held, rest }) => Stream.concat(Stream.fromIterable(held), rest))
+      Effect.provideService(Http.Client, client),
+      Effect.map(toStream)
     )
   ).pipe(Timeouts.apply({ total: req.timeouts?.total }, req.provider))
+
+/** {@link streamWith} the `HttpClient` in the context. */
+export const stream = <Ev>(req: Request<Ev>): Stream.Stream<StreamChunk.StreamChunk, LlmError.LlmError, Http.Client> =>
+  Unwrap.unwrap(Effect.map(Http.Client, (client) => streamWith(client, req)))

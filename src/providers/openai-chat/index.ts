@@ -63,7 +63,7 @@ export const make = (options: Options): Effect.Effect<LanguageModel.Service, nev
           if (preset.authHeader === "api-key") headers["api-key"] = key
           else headers.authorization = `Bearer ${key}`
         }
-        return Transport.stream<Sse.Event>({
+        return Transport.streamWith<Sse.Event>(client, {
           provider,
           url: ProviderOptions.joinUrl(baseUrl, "chat/completions"),
           headers,
@@ -77,7 +77,7 @@ export const make = (options: Options): Effect.Effect<LanguageModel.Service, nev
           errorFromResponse: (status, body, extras) => Errors.fromBody(status, parseBody(body), provider, extras),
           retry: options.retry,
           timeouts: options.timeouts
-        }).pipe(Stream.provideService(Http.Client, client))
+        })
       }
     })
   })
