@@ -5,6 +5,7 @@
  * @since 0.1.0
  */
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import * as Headers from "@effect/platform/Headers"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as Effect from "effect/Effect"
@@ -31,6 +32,9 @@ export interface Response {
   /** The whole body as text (for error responses). */
   readonly text: Effect.Effect<string, LlmError.LlmError>
 }
+
+/** Headers that carry API keys in some provider (the platform already redacts `authorization`, `x-api-key`). */
+const keyHeaders: ReadonlyArray<string> = ["api-key", "x-goog-api-key"]
 
 const networkError = (provider: string, what: string, cause: unknown): LlmError.LlmError =>
   LlmError.make({
@@ -67,7 +71,9 @@ export const postJson = (options: {
       HttpClientRequest.bodyText(json, "application/json")
     )
     const response = yield* client.execute(request).pipe(
-      Effect.mapError((e) => networkError(options.provider, "The request failed", e.cause ?? e))
+      Effect.mapError((e) => networkError(options.provider, "The request failed", e.cause ?? e)),
+      // Tracing spans record request headers: every header that can carry a key is redacted there.
+      Effect.locallyWith(Headers.currentRedactedNames, (names) => [...names, ...keyHeaders])
     )
     const headers: Record<string, string> = {}
     for (const [k, v] of Object.entries(response.headers)) headers[k.toLowerCase()] = v

@@ -7,6 +7,7 @@ import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
+import * as Tracer from "effect/Tracer"
 import { readdirSync, readFileSync } from "node:fs"
 import * as LanguageModel from "../../../src/LanguageModel.js"
 import * as OpenAiChat from "../../../src/providers/openai-chat/index.js"
@@ -232,4 +233,29 @@ describeRecorded("openai-chat", () => {
         for (const seed of [11, 12, 13]) expect(yield* streamed(body, seed, 700)).toStrictEqual(expected)
       }))
   }
+})
+
+describe("keys stay out of tracing spans", () => {
+  it.effect("Azure's api-key header is redacted in the HTTP client span", () =>
+    Effect.gen(function*() {
+      const native = yield* Effect.tracer
+      const spans: Array<Tracer.Span> = []
+      const recording = Tracer.make({
+        span: (...args) => {
+          const span = native.span(...args)
+          spans.push(span)
+          return span
+        },
+        context: (f) => f()
+      })
+      yield* LanguageModel.chat("hi").pipe(
+        Effect.provide(OpenAiChat.layer({ preset: "azure", model: "dep", apiKey: key, baseUrl: "https://res.example/openai/v1" })),
+        Effect.withTracer(recording)
+      )
+      const http = spans.find((s) => s.attributes.has("http.request.header.api-key"))
+      expect(http).toBeDefined()
+      expect(String(http?.attributes.get("http.request.header.api-key"))).not.toContain("abcdef")
+      const [request] = yield* Replay.requests
+      expect(request.headers["api-key"]).toBe("sk-test-abcdef0123456789")
+    }).pipe(Effect.provide(Replay.layer({ body: own("text.sse") }))))
 })
