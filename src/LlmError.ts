@@ -69,23 +69,40 @@ export const isRetryableCode = (code: ErrorCode): boolean => retryableCodes.has(
 /** The largest `details` kept, in characters of its JSON form: provider bodies can be huge. */
 export const maxDetailsChars = 8_192
 
-/** Caps an error body so a huge provider response cannot bloat an error chunk. */
+/**
+ * Masks anything shaped like a credential (OpenAI/Anthropic/Groq/xAI-style keys, Google API keys,
+ * bearer tokens). We never put keys into errors, but providers and proxies echo them back
+ * ("Incorrect API key provided: sk-…"), so every error message and body passes through here.
+ */
+export const scrub = (text: string): string =>
+  text
+    .replace(/\b(sk|rk|pk|gsk|xai|csk)([-_])[A-Za-z0-9_\-*.]{8,}/g, "$1$2[redacted]")
+    .replace(/\bAIza[0-9A-Za-z_\-]{20,}/g, "AIza[redacted]")
+    .replace(/\bBearer\s+[^\s"',]+/gi, "Bearer [redacted]")
+
+/**
+ * Caps and scrubs an error body so a huge provider response cannot bloat an error chunk and an
+ * echoed key cannot leak; a body over the cap is kept as a truncated JSON string.
+ */
 export const capDetails = (details: unknown): unknown => {
   if (details === undefined) return undefined
   if (typeof details === "string") {
-    return details.length > maxDetailsChars ? details.slice(0, maxDetailsChars) + "…[truncated]" : details
+    const clean = scrub(details)
+    return clean.length > maxDetailsChars ? clean.slice(0, maxDetailsChars) + "…[truncated]" : clean
   }
   let json: string | undefined
   try {
     json = JSON.stringify(details)
   } catch {
-    return String(details).slice(0, maxDetailsChars)
+    return scrub(String(details)).slice(0, maxDetailsChars)
   }
-  if (json === undefined || json.length <= maxDetailsChars) return details
-  return json.slice(0, maxDetailsChars) + "…[truncated]"
+  if (json === undefined) return details
+  const clean = scrub(json)
+  if (clean.length > maxDetailsChars) return clean.slice(0, maxDetailsChars) + "…[truncated]"
+  return clean === json ? details : (JSON.parse(clean) as unknown)
 }
 
-/** Builds an {@link ErrorInfo}; `retryable` defaults from the code, `details` is size-capped. */
+/** Builds an {@link ErrorInfo}; `retryable` defaults from the code; message and details are scrubbed, details capped. */
 export const info = (fields: {
   readonly code: ErrorCode
   readonly message: string
@@ -107,7 +124,7 @@ export const info = (fields: {
     details?: unknown
   } = {
     code: fields.code,
-    message: fields.message,
+    message: scrub(fields.message),
     retryable: fields.retryable ?? isRetryableCode(fields.code)
   }
   if (fields.status !== undefined) out.status = fields.status

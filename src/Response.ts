@@ -104,6 +104,8 @@ class Builder {
         return
       case "metadata":
         if (this.metadata === undefined) {
+          // Calls finalized from fragments get the same ids a decoder would synthesize.
+          if (chunk.responseId !== undefined) this.fragments.idPrefix = chunk.responseId
           const m: { provider: string; model?: string; responseId?: string } = { provider: chunk.provider }
           if (chunk.model !== undefined) m.model = chunk.model
           if (chunk.responseId !== undefined) m.responseId = chunk.responseId

@@ -1,6 +1,7 @@
 /**
- * The one seam onto `@effect/platform`'s `HttpClient`: every import of the platform package lives
- * here, so moving to another HTTP stack is a change of this file, not of the providers.
+ * The one seam onto `@effect/platform`'s `HttpClient` for the library: every import of the platform
+ * package outside `testing/Replay.ts` lives here, so moving to another HTTP stack is a change of
+ * these two files, not of the providers.
  *
  * @since 0.1.0
  */
@@ -36,12 +37,31 @@ export interface Response {
 /** Headers that carry API keys in some provider (the platform already redacts `authorization`, `x-api-key`). */
 const keyHeaders: ReadonlyArray<string> = ["api-key", "x-goog-api-key"]
 
-const networkError = (provider: string, what: string, cause: unknown): LlmError.LlmError =>
-  LlmError.make({
-    code: "network",
-    message: `${what}: ${cause instanceof Error ? cause.message : String(cause)}`,
-    provider
-  })
+/** Header names whose values are secrets, wherever they might be quoted. */
+const secretHeaders: ReadonlySet<string> = new Set(["authorization", "x-api-key", ...keyHeaders])
+
+/**
+ * A transport failure. Client errors can quote a header value (undici does for an invalid one), so
+ * every secret header value is cut out of the message, whatever its shape.
+ */
+const networkError = (
+  provider: string,
+  headers: Readonly<Record<string, string>>,
+  what: string,
+  cause: unknown
+): LlmError.LlmError => {
+  let message = `${what}: ${cause instanceof Error ? cause.message : String(cause)}`
+  for (const [name, value] of Object.entries(headers)) {
+    if (!secretHeaders.has(name.toLowerCase()) || value.length < 4) continue
+    message = message.split(value).join("[redacted]")
+    const token = value.replace(/^Bearer\s+/i, "")
+    if (token.length >= 4) message = message.split(token).join("[redacted]")
+  }
+  return LlmError.make({ code: "network", message, provider })
+}
+
+/** Control characters (CR, LF …) make a header value invalid; such a key is a configuration error. */
+const hasControlCharacter = (value: string): boolean => /[\u0000-\u001f\u007f]/.test(value)
 
 /**
  * Posts a JSON body and returns the response as soon as its headers arrive. Fails with `network`
@@ -65,13 +85,23 @@ export const postJson = (options: {
         retryable: false
       }))
     }
+    for (const [name, value] of Object.entries(options.headers)) {
+      if (hasControlCharacter(value)) {
+        return yield* Effect.fail(LlmError.make({
+          code: secretHeaders.has(name.toLowerCase()) ? "authentication" : "invalid_request",
+          message: `The ${name} header holds a control character (a stray newline in a key?)`,
+          provider: options.provider,
+          retryable: false
+        }))
+      }
+    }
     const client = yield* HttpClient.HttpClient
     const request = HttpClientRequest.post(options.url).pipe(
       HttpClientRequest.setHeaders(options.headers),
       HttpClientRequest.bodyText(json, "application/json")
     )
     const response = yield* client.execute(request).pipe(
-      Effect.mapError((e) => networkError(options.provider, "The request failed", e.cause ?? e)),
+      Effect.mapError((e) => networkError(options.provider, options.headers, "The request failed", e.cause ?? e)),
       // Tracing spans record request headers: every header that can carry a key is redacted there.
       Effect.locallyWith(Headers.currentRedactedNames, (names) => [...names, ...keyHeaders])
     )
@@ -81,8 +111,8 @@ export const postJson = (options: {
       status: response.status,
       headers,
       body: Stream.mapError(response.stream, (e) =>
-        networkError(options.provider, "The connection failed while streaming", (e as { cause?: unknown }).cause ?? e)),
+        networkError(options.provider, options.headers, "The connection failed while streaming", (e as { cause?: unknown }).cause ?? e)),
       text: Effect.mapError(response.text, (e) =>
-        networkError(options.provider, "The error body could not be read", (e as { cause?: unknown }).cause ?? e))
+        networkError(options.provider, options.headers, "The error body could not be read", (e as { cause?: unknown }).cause ?? e))
     }
   })

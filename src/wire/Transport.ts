@@ -10,7 +10,6 @@
  *
  * @since 0.1.0
  */
-import * as Cause from "effect/Cause"
 import * as Channel from "effect/Channel"
 import * as Chunk from "effect/Chunk"
 import * as Clock from "effect/Clock"
@@ -45,7 +44,10 @@ export interface Framer<Ev> {
 export interface TimeoutOptions {
   /** Until response headers arrive (default 60 s). */
   readonly headers?: Duration.DurationInput
-  /** Longest gap between two network reads of the body, keep-alives included (default 300 s). */
+  /**
+   * Longest the consumer waits for the next network read of the body, keep-alives included
+   * (default 300 s). Time the consumer spends on its own work does not count.
+   */
   readonly idle?: Duration.DurationInput
   /** The whole response (off by default). */
   readonly total?: Duration.DurationInput
@@ -102,7 +104,7 @@ const bodyDecoder = <Ev>(req: Request<Ev>) => {
     for (let i = 0; i < events.length; i++) decoder.push(events[i], out)
     if (framer.error !== undefined && !broken) {
       broken = true
-      out.push(StreamChunk.error(framer.error))
+      out.push(StreamChunk.error({ ...framer.error, provider: req.provider }))
     }
   }
   return {
@@ -174,12 +176,10 @@ const produce = <Ev>(req: Request<Ev>, handoff: Handoff): Effect.Effect<void, ne
     handoff.end()
   }).pipe(
     Effect.scoped,
-    Effect.catchAllCause((cause) =>
-      // Interrupted means the consumer left, or the watchdog has already handed over its timeout.
-      Effect.sync(() => {
-        if (!Cause.isInterruptedOnly(cause)) handoff.fail(cause)
-      })
-    )
+    // Every ending is handed over: when the consumer left or the watchdog already reported its
+    // timeout this is a no-op, and an interruption from inside (the client, a child fiber) must not
+    // leave the consumer waiting for a timeout that may never come.
+    Effect.catchAllCause((cause) => Effect.sync(() => handoff.fail(cause)))
   )
 
 /** The chunks an attempt held back, then (once it has produced content) the rest of its chunks. */

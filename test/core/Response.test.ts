@@ -47,7 +47,7 @@ const fullSequence: ReadonlyArray<StreamChunk.StreamChunk> = [
 
 const expectedToolCalls = [
   { index: 0, id: "toolu_1", name: "sum", arguments: { a: 2, b: 2 }, rawArguments: "{\"a\":2,\"b\":2}" },
-  { index: 1, id: "call_1", name: "now", arguments: {}, rawArguments: "{}" },
+  { index: 1, id: "msg_1_call_1", name: "now", arguments: {}, rawArguments: "{}" },
   serverCall
 ]
 

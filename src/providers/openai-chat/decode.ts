@@ -195,6 +195,11 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
       if (first === "") return
       call.held = undefined
       call.announced = true
+      // A call the host gave no id gets its stable one now, so the delta and the call agree.
+      if (call.id === undefined) {
+        call.id = ToolCall.synthesizeId(call.index, assembler.idPrefix)
+        assembler.add(call.index, "", call.id)
+      }
       emit(out, StreamChunk.toolCallDelta(call.index, first, { id: call.id, name: call.name }))
     } else if (args !== "") {
       emit(out, StreamChunk.toolCallDelta(call.index, args))
@@ -203,6 +208,15 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
 
   const finishToolCalls = (out: Out): void => {
     for (const call of assembler.finishAll()) {
+      // A call is nothing without a name: say so, keeping what arrived, rather than invent one.
+      if (call.name === "") {
+        return fail(out, LlmError.info({
+          code: "protocol",
+          message: "A tool call ended without a name",
+          provider,
+          details: { index: call.index, id: call.id, rawArguments: call.rawArguments }
+        }))
+      }
       emittedToolCall = true
       emit(out, StreamChunk.toolCall(call))
     }
@@ -294,6 +308,7 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
   const done = (out: Out): void => {
     closeReasoning(out)
     finishToolCalls(out)
+    if (ended) return
     sources(out)
     if (refusal.length > 0) {
       const part: ContentPart.ContentPart = { type: "refusal", text: refusal.join("") }
@@ -304,9 +319,10 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
     if (cacheRead > 0) emit(out, StreamChunk.cacheRead(cacheRead))
     if (cacheWrite > 0) emit(out, StreamChunk.cacheWrite(cacheWrite))
     // Some hosts end a failed generation with a finish reason instead of an error body.
-    if (rawFinish !== undefined && failedFinish[rawFinish.toLowerCase()] !== undefined) {
+    const failedCode = rawFinish === undefined ? undefined : failedFinish.get(rawFinish.toLowerCase())
+    if (failedCode !== undefined) {
       return fail(out, LlmError.info({
-        code: failedFinish[rawFinish.toLowerCase()],
+        code: failedCode,
         message: `The provider ended the response with finish_reason "${rawFinish}"`,
         provider
       }))
@@ -353,6 +369,7 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
           // Mistral sends whole calls on this same chunk, so they were read above.
           closeReasoning(out)
           finishToolCalls(out)
+          if (ended) return
         }
       }
     }
@@ -393,10 +410,10 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
 }
 
 /** Finish reasons that mean the generation failed (Mistral's bare "error", DeepSeek's overload). */
-const failedFinish: Readonly<Record<string, LlmError.ErrorCode>> = {
-  "error": "server",
-  "insufficient_system_resource": "overloaded"
-}
+const failedFinish: ReadonlyMap<string, LlmError.ErrorCode> = new Map<string, LlmError.ErrorCode>([
+  ["error", "server"],
+  ["insufficient_system_resource", "overloaded"]
+])
 
 const sameCounts = (a: Usage.Usage, b: Usage.Usage): boolean =>
   a.inputTokens === b.inputTokens && a.outputTokens === b.outputTokens && a.totalTokens === b.totalTokens &&

@@ -112,17 +112,8 @@ const messageOf = (
     : status !== undefined
     ? `The provider answered with HTTP ${status}`
     : "The provider reported an error"
-  return scrub(raw.length > maxMessageChars ? raw.slice(0, maxMessageChars) + "…" : raw)
+  return (raw.length > maxMessageChars ? raw.slice(0, maxMessageChars) + "…" : raw)
 }
-
-/**
- * Masks anything shaped like a credential. We never put keys in messages, but a provider or proxy
- * may echo one back (e.g. "Incorrect API key provided: sk-…").
- */
-const scrub = (message: string): string =>
-  message
-    .replace(/\b(sk|rk|pk|gsk|xai|csk)-[A-Za-z0-9_\-*.]{8,}/g, "$1-[redacted]")
-    .replace(/\bBearer\s+[^\s"',]+/gi, "Bearer [redacted]")
 
 const lower = (u: unknown): string | undefined => (typeof u === "string" ? u.toLowerCase() : undefined)
 

@@ -97,7 +97,7 @@ export const layer = (options: Options): Layer.Layer<LanguageModel.LanguageModel
 /**
  * Like {@link layer}, reading the API key (and optionally the base URL) from the environment through
  * `Config`: `OPENAI_API_KEY`, `GROQ_API_KEY` … as the preset names them. Fails with a `ConfigError`
- * when the preset needs a key and none is set.
+ * when the preset needs a key, or (Azure) a base URL, and none is set.
  */
 export const layerConfig = (
   options: Omit<Options, "apiKey">
@@ -108,7 +108,11 @@ export const layerConfig = (
     : preset.requiresKey
     ? Config.redacted(preset.apiKeyEnv)
     : ProviderOptions.optionalSecret(preset.apiKeyEnv)
-  const base = preset.baseUrlEnv === undefined ? Config.succeed(undefined) : ProviderOptions.optionalString(preset.baseUrlEnv)
+  const base: Config.Config<string | undefined> = preset.baseUrlEnv === undefined || options.baseUrl !== undefined
+    ? Config.succeed(undefined)
+    : preset.baseUrl === "" // a host with no default endpoint (Azure): the variable is required
+    ? Config.string(preset.baseUrlEnv)
+    : ProviderOptions.optionalString(preset.baseUrlEnv)
   return Layer.effect(
     LanguageModel.LanguageModel,
     Effect.flatMap(Config.all([key, base]), ([apiKey, baseUrl]) =>

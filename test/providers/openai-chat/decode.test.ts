@@ -313,7 +313,7 @@ describe("OpenAiChat decoder: tool calls", () => {
       DONE
     ])).toStrictEqual([
       META,
-      argDelta(0, "{\"a", { name: "f" }),
+      argDelta(0, "{\"a", { id: "chatcmpl-1_call_0", name: "f" }),
       argDelta(0, "\":1}"),
       call(0, "chatcmpl-1_call_0", "f", "{\"a\":1}", { a: 1 }),
       finish("tool_calls", "function_call")
@@ -608,5 +608,32 @@ describe("OpenAiChat decoder: finish reasons that mean failure", () => {
       message: "The provider ended the response with finish_reason \"insufficient_system_resource\"",
       provider: "mistral"
     })))
+  })
+})
+
+describe("OpenAiChat decoder: a tool call that never gets a name", () => {
+  it("ends in a protocol error that keeps the arguments, instead of a nameless call", () => {
+    const chunks = decodeAll(Decode.make({ provider: "openai" }), [
+      { event: "message", data: JSON.stringify({ id: "c9", model: "m", choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: "call_x", function: { arguments: "{\"q\":" } }] }, finish_reason: null }] }), id: undefined },
+      { event: "message", data: JSON.stringify({ id: "c9", model: "m", choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: "1}" } }] }, finish_reason: "tool_calls" }] }), id: undefined },
+      { event: "message", data: "[DONE]", id: undefined }
+    ])
+    expect(chunks).toStrictEqual([
+      StreamChunk.metadata("openai", "m", "c9"),
+      StreamChunk.error(LlmError.info({
+        code: "protocol",
+        message: "A tool call ended without a name",
+        provider: "openai",
+        details: { index: 0, id: "call_x", rawArguments: "{\"q\":1}" }
+      }))
+    ])
+  })
+
+  it("a finish_reason that names an Object method is just an unknown reason", () => {
+    const chunks = decodeAll(Decode.make({ provider: "openai" }), [
+      { event: "message", data: JSON.stringify({ id: "c9", model: "m", choices: [{ index: 0, delta: { content: "x" }, finish_reason: "constructor" }] }), id: undefined },
+      { event: "message", data: "[DONE]", id: undefined }
+    ])
+    expect(chunks.at(-1)).toStrictEqual(StreamChunk.finish("stop", "constructor"))
   })
 })

@@ -28,10 +28,14 @@ const key = Redacted.make("sk-test-abcdef0123456789")
 const model = OpenAiChat.layer({ model: "gpt-4.1-mini", apiKey: key, baseUrl: "http://replay.invalid/v1" })
 
 /** What the pure decoder makes of the whole body at once, with the invariant applied. */
-const expectedFor = (body: string) =>
-  Effect.runSync(Stream.runCollect(StreamChunk.ensureTerminal(Stream.fromIterable(
-    ChunkDecoder.decodeAll(Decode.make({ provider: "openai" }), new Sse.Decoder().push(new TextEncoder().encode(body)).concat())
-  ), { provider: "openai" }))).pipe((c) => [...c])
+const expectedFor = (body: string) => {
+  const framer = new Sse.Decoder()
+  const events = [...framer.push(new TextEncoder().encode(body)), ...framer.end()]
+  return Effect.runSync(Stream.runCollect(StreamChunk.ensureTerminal(
+    Stream.fromIterable(ChunkDecoder.decodeAll(Decode.make({ provider: "openai" }), events)),
+    { provider: "openai" }
+  ))).pipe((c) => [...c])
+}
 
 const streamed = (body: string, seed: number, maxRead = 48) =>
   LanguageModel.stream("hi").pipe(
@@ -96,11 +100,14 @@ describe("OpenAiChat over HTTP (Replay)", () => {
       expect(error.retryable).toBe(false)
       expect(error.requestId).toBe("req_401")
       expect(error.message).toBe("Incorrect API key provided: sk-[redacted]")
+      expect(error.details).toStrictEqual({
+        error: { message: "Incorrect API key provided: sk-[redacted]", type: "invalid_request_error", code: "invalid_api_key" }
+      })
       expect(JSON.stringify(StreamChunk.error(error))).not.toContain("abcdef0123456789")
     }).pipe(Effect.provide(model), Effect.provide(Replay.layer({
       status: 401,
       headers: { "content-type": "application/json", "x-request-id": "req_401" },
-      body: JSON.stringify({ error: { message: "Incorrect API key provided: sk-test-***6789.", type: "invalid_request_error", code: "invalid_api_key" } })
+      body: JSON.stringify({ error: { message: "Incorrect API key provided: sk-test-abcdef0123456789.", type: "invalid_request_error", code: "invalid_api_key" } })
     }))))
 
   it.effect("insufficient_quota on a 429 is quota and is not retried", () =>
@@ -254,8 +261,34 @@ describe("keys stay out of tracing spans", () => {
       )
       const http = spans.find((s) => s.attributes.has("http.request.header.api-key"))
       expect(http).toBeDefined()
-      expect(String(http?.attributes.get("http.request.header.api-key"))).not.toContain("abcdef")
+      expect(String(http?.attributes.get("http.request.header.api-key"))).toBe(String(Redacted.make("x")))
       const [request] = yield* Replay.requests
       expect(request.headers["api-key"]).toBe("sk-test-abcdef0123456789")
     }).pipe(Effect.provide(Replay.layer({ body: own("text.sse") }))))
+})
+
+describe("configuration and key hygiene", () => {
+  it.effect("layerConfig for Azure fails with a ConfigError when no base URL is set", () =>
+    Effect.gen(function*() {
+      const exit = yield* Effect.exit(Layer.build(OpenAiChat.layerConfig({ preset: "azure", model: "dep" })).pipe(Effect.scoped))
+      expect(exit._tag).toBe("Failure")
+      expect(String(exit)).toContain("AZURE_OPENAI_BASE_URL")
+    }).pipe(
+      Effect.provide(Replay.layer({ body: "" })),
+      Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["AZURE_OPENAI_API_KEY", "k"]])))
+    ))
+
+  it.effect("a key holding a newline is an authentication error that never quotes the key, sent nowhere", () =>
+    Effect.gen(function*() {
+      const error = yield* LanguageModel.chat("hi").pipe(Effect.flip)
+      expect([error.code, error.retryable, error.message]).toStrictEqual([
+        "authentication",
+        false,
+        "The authorization header holds a control character (a stray newline in a key?)"
+      ])
+      expect((yield* Replay.requests).length).toBe(0)
+    }).pipe(
+      Effect.provide(OpenAiChat.layer({ model: "m", apiKey: Redacted.make("sk-secret-abc\ndefghijk"), baseUrl: "http://replay.invalid/v1" })),
+      Effect.provide(Replay.layer({ body: own("text.sse") }))
+    ))
 })
