@@ -28,6 +28,10 @@ export interface Reply {
   readonly pace?: Duration.DurationInput | ReadonlyArray<Duration.DurationInput>
   /** After the last read, keep the connection open without sending anything (a stalled server). */
   readonly stall?: boolean
+  /** After the last read, the connection drops (the body fails with a network error). */
+  readonly drop?: boolean
+  /** A wait before the response headers arrive (a slow server), on the Effect clock. */
+  readonly headersAfter?: Duration.DurationInput
 }
 
 /** A request the replay client received. */
@@ -68,7 +72,7 @@ const pick = (replies: Replies, request: Received, n: number): Reply => {
   return list[Math.min(n, list.length - 1)]
 }
 
-const bodyStream = (reply: Reply): Stream.Stream<Uint8Array> => {
+const bodyStream = (reply: Reply): Stream.Stream<Uint8Array, Error> => {
   const reads = readsOf(reply)
   const pace = reply.pace
   const delayOf = (i: number): Duration.DurationInput | undefined =>
@@ -79,6 +83,7 @@ const bodyStream = (reply: Reply): Stream.Stream<Uint8Array> => {
       return d === undefined ? Effect.succeed(bytes) : Effect.as(Effect.sleep(d), bytes)
     })
   )
+  if (reply.drop === true) return Stream.concat(played, Stream.fail(new Error("connection reset by peer")))
   return reply.stall === true ? Stream.concat(played, Stream.never) : played
 }
 
@@ -103,6 +108,7 @@ export const make = (replies: Replies): Effect.Effect<{ readonly client: HttpCli
         const received: Received = { method: request.method, url: url.toString(), headers: headersOf(request.headers), body: parsed }
         const n = yield* Ref.modify(log, (all) => [all.length, [...all, received]])
         const reply = pick(replies, received, n)
+        if (reply.headersAfter !== undefined) yield* Effect.sleep(reply.headersAfter)
         const readable = yield* Stream.toReadableStreamEffect(bodyStream(reply))
         const web = new Response(readable, {
           status: reply.status ?? 200,

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Schedule from "effect/Schedule"
@@ -222,4 +223,120 @@ describe("Transport", () => {
         StreamChunk.error(LlmError.info({ code: "truncated", message: "The stream ended without the provider's end marker", provider: "toy" }))
       )
     }).pipe(Effect.provide(Replay.layer({ body: "m\nt:cut off" }))))
+})
+
+describe("Transport: what is and is not retried", () => {
+  it.effect("a connection dropped before any output is retried; the answer appears once", () =>
+    Effect.gen(function*() {
+      const fiber = yield* Effect.fork(collect(toy({ retry: { schedule: Schedule.spaced("1 second") } })))
+      yield* awaitSleepUntil(1_000)
+      yield* TestClock.adjust("1 second")
+      expect(yield* Fiber.join(fiber)).toStrictEqual([
+        StreamChunk.metadata("toy", "toy-1"),
+        StreamChunk.textDelta("ok"),
+        StreamChunk.finish("stop", "stop")
+      ])
+      expect((yield* Replay.requests).length).toBe(2)
+    }).pipe(Effect.provide(Replay.layer([{ body: "m\n", drop: true }, { body: "m\nt:ok\nf:stop\n" }]))))
+
+  it.effect("a connection dropped after output is not retried: the partial output then a network error", () =>
+    Effect.gen(function*() {
+      const chunks = yield* collect(toy())
+      expect(chunks.slice(0, 2)).toStrictEqual([StreamChunk.metadata("toy", "toy-1"), StreamChunk.textDelta("part")])
+      const last = chunks[2]
+      expect(chunks.length).toBe(3)
+      expect(last.type === "error" && [last.error.code, last.error.provider]).toStrictEqual(["network", "toy"])
+      expect((yield* Replay.requests).length).toBe(1)
+    }).pipe(Effect.provide(Replay.layer({ body: "m\nt:part\n", drop: true }))))
+
+  it.effect("x-should-retry: true retries a status that would not be retried", () =>
+    Effect.gen(function*() {
+      const fiber = yield* Effect.fork(collect(toy({ retry: { schedule: Schedule.spaced("1 second") } })))
+      yield* awaitSleepUntil(1_000)
+      yield* TestClock.adjust("1 second")
+      expect((yield* Fiber.join(fiber)).map((c) => c.type)).toStrictEqual(["metadata", "text-delta", "finish"])
+      expect((yield* Replay.requests).length).toBe(2)
+    }).pipe(Effect.provide(Replay.layer([
+      { status: 400, headers: { "x-should-retry": "true" }, body: "try again" },
+      { body: "m\nt:ok\nf:stop\n" }
+    ]))))
+
+  it.effect("a server asking for more than 60 s is retried after 60 s exactly", () =>
+    Effect.gen(function*() {
+      const fiber = yield* Effect.fork(collect(toy()))
+      yield* awaitSleepUntil(60_000)
+      yield* TestClock.adjust("60 seconds")
+      expect((yield* Fiber.join(fiber)).map((c) => c.type)).toStrictEqual(["metadata", "text-delta", "finish"])
+      expect((yield* Replay.requests).length).toBe(2)
+    }).pipe(Effect.provide(Replay.layer([
+      { status: 429, headers: { "retry-after": "600" }, body: "later" },
+      { body: "m\nt:ok\nf:stop\n" }
+    ]))))
+
+  it.effect("a framing failure (an event over the size cap) ends the stream with protocol and is not retried", () =>
+    Effect.gen(function*() {
+      const model = Effect.map(Http.Client, (client) => LanguageModel.make({
+        provider: "toy",
+        model: "toy-1",
+        stream: () =>
+          Transport.streamWith(client, {
+            provider: "toy",
+            url: "http://toy.invalid/v1/stream",
+            headers: {},
+            body: {},
+            framer: () => {
+              const inner = lineFramer()
+              let failed = false
+              return {
+                push: (bytes) => {
+                  if (bytes.length > 8) failed = true
+                  return failed ? [] : inner.push(bytes)
+                },
+                end: () => (failed ? [] : inner.end()),
+                get error() {
+                  return failed ? LlmError.info({ code: "protocol", message: "An event exceeded the 8 bytes limit" }) : undefined
+                }
+              }
+            },
+            decoder: lineDecoder,
+            errorFromResponse: (status, body) => LlmError.info({ code: "server", message: body, status })
+          })
+      }))
+      const chunks = yield* collect(model)
+      expect(chunks).toStrictEqual([
+        StreamChunk.metadata("toy", "toy-1"),
+        StreamChunk.textDelta("a"),
+        StreamChunk.error(LlmError.info({ code: "protocol", message: "An event exceeded the 8 bytes limit", provider: "toy" }))
+      ])
+      expect((yield* Replay.requests).length).toBe(1)
+    }).pipe(Effect.provide(Replay.layer({ body: ["m\nt:a\n", "t:way-too-long-line\n"].map((s) => new TextEncoder().encode(s)) }))))
+
+  it.effect("the retry policy uses the server's wait (capped at 60 s) instead of the backoff, for `times` retries", () =>
+    Effect.gen(function*() {
+      const e = (retryAfterMs?: number) =>
+        LlmError.make({ code: "rate_limit", message: "x", ...(retryAfterMs === undefined ? {} : { retryAfterMs }) })
+      const policy = Retry.policy({ times: 3, schedule: Schedule.spaced("2 seconds") })
+      // `run` stops at the fourth input, where the policy says "done" (reported as a zero delay).
+      const delays = yield* Schedule.run(Schedule.delays(policy), 0, [e(120_000), e(1_500), e(), e(10), e(10)])
+      expect([...delays].map(Duration.toMillis)).toStrictEqual([60_000, 1_500, 2_000, 0])
+    }))
+})
+
+describe("Transport: header timeout", () => {
+  it.effect("a server that sends no headers for 60 s is timed out at exactly 60 s and retried", () =>
+    Effect.gen(function*() {
+      const fiber = yield* Effect.fork(collect(toy({ retry: { schedule: Schedule.spaced("1 second") } })))
+      yield* awaitSleepUntil(60_000)
+      yield* TestClock.adjust("59999 millis")
+      yield* settle()
+      expect((yield* Replay.requests).length).toBe(1)
+      yield* TestClock.adjust("1 millis")
+      yield* awaitSleepUntil(61_000)
+      yield* TestClock.adjust("1 second")
+      expect((yield* Fiber.join(fiber)).map((c) => c.type)).toStrictEqual(["metadata", "text-delta", "finish"])
+      expect((yield* Replay.requests).length).toBe(2)
+    }).pipe(Effect.provide(Replay.layer([
+      { headersAfter: "10 minutes", body: "m\nt:late\nf:stop\n" },
+      { body: "m\nt:ok\nf:stop\n" }
+    ]))))
 })
