@@ -3,72 +3,13 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Schedule from "effect/Schedule"
-import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
-import * as LanguageModel from "../../src/LanguageModel.js"
 import * as LlmError from "../../src/LlmError.js"
-import * as Response from "../../src/Response.js"
 import * as StreamChunk from "../../src/StreamChunk.js"
 import * as Replay from "../../src/testing/Replay.js"
-import type * as ChunkDecoder from "../../src/wire/ChunkDecoder.js"
 import * as Retry from "../../src/wire/Retry.js"
-import * as Transport from "../../src/wire/Transport.js"
-import * as Http from "../../src/wire/Http.js"
 import { awaitSleepUntil, settle } from "../support/clock.js"
-
-// A toy line protocol, so these tests exercise only the transport:
-// "m" metadata, "t:<text>" text, "u:<n>" usage, "e:<code>" in-band error, "f:<reason>" finish.
-const lineFramer = (): Transport.Framer<string> => {
-  const decoder = new TextDecoder()
-  let buffer = ""
-  return {
-    push: (bytes) => {
-      buffer += decoder.decode(bytes, { stream: true })
-      const lines = buffer.split("\n")
-      buffer = lines.pop() ?? ""
-      return lines.filter((l) => l !== "")
-    },
-    end: () => (buffer === "" ? [] : [buffer]),
-    error: undefined
-  }
-}
-
-const lineDecoder = (): ChunkDecoder.ChunkDecoder<string> => ({
-  push: (line, out) => {
-    const [kind, value = ""] = line.split(":")
-    if (kind === "m") out.push(StreamChunk.metadata("toy", "toy-1"))
-    if (kind === "t") out.push(StreamChunk.textDelta(value))
-    if (kind === "u") out.push(StreamChunk.usage({ inputTokens: Number(value), outputTokens: 1, totalTokens: Number(value) + 1 }))
-    if (kind === "e") out.push(StreamChunk.error(LlmError.info({ code: value as LlmError.ErrorCode, message: `in-band ${value}`, provider: "toy" })))
-    if (kind === "f") out.push(StreamChunk.finishFromRaw(value))
-  },
-  end: () => {}
-})
-
-const toy = (options?: { readonly retry?: Retry.Options; readonly timeouts?: Transport.TimeoutOptions }) =>
-  Effect.map(Http.Client, (client) => LanguageModel.make({
-    provider: "toy",
-    model: "toy-1",
-    stream: () =>
-      Transport.stream<string>({
-        provider: "toy",
-        url: "http://toy.invalid/v1/stream",
-        headers: { authorization: "Bearer not-a-real-key" },
-        body: { hello: "world" },
-        framer: lineFramer,
-        decoder: lineDecoder,
-        errorFromResponse: (status, body, extras) =>
-          LlmError.info({ code: status === 429 ? "rate_limit" : "server", message: body, provider: "toy", ...extras }),
-        retry: options?.retry,
-        timeouts: options?.timeouts
-      }).pipe(Stream.provideService(Http.Client, client))
-  }))
-
-const collect = (model: Effect.Effect<LanguageModel.Service, never, Http.Client>) =>
-  Effect.flatMap(model, (m) => Stream.runCollect(m.stream("hi"))).pipe(Effect.map((c) => [...c]))
-
-const collectResponse = (model: Effect.Effect<LanguageModel.Service, never, Http.Client>) =>
-  Effect.flatMap(model, (m) => Response.collect(m.stream("hi")))
+import { collect, collectResponse, lineFramer, toy } from "../support/toy.js"
 
 describe("Transport", () => {
   it.effect("decodes a body split into reads and ends with the provider's finish", () =>
@@ -275,33 +216,22 @@ describe("Transport: what is and is not retried", () => {
 
   it.effect("a framing failure (an event over the size cap) ends the stream with protocol and is not retried", () =>
     Effect.gen(function*() {
-      const model = Effect.map(Http.Client, (client) => LanguageModel.make({
-        provider: "toy",
-        model: "toy-1",
-        stream: () =>
-          Transport.streamWith(client, {
-            provider: "toy",
-            url: "http://toy.invalid/v1/stream",
-            headers: {},
-            body: {},
-            framer: () => {
-              const inner = lineFramer()
-              let failed = false
-              return {
-                push: (bytes) => {
-                  if (bytes.length > 8) failed = true
-                  return failed ? [] : inner.push(bytes)
-                },
-                end: () => (failed ? [] : inner.end()),
-                get error() {
-                  return failed ? LlmError.info({ code: "protocol", message: "An event exceeded the 8 bytes limit" }) : undefined
-                }
-              }
+      const model = toy({
+        framer: () => {
+          const inner = lineFramer()
+          let failed = false
+          return {
+            push: (bytes) => {
+              if (bytes.length > 8) failed = true
+              return failed ? [] : inner.push(bytes)
             },
-            decoder: lineDecoder,
-            errorFromResponse: (status, body) => LlmError.info({ code: "server", message: body, status })
-          })
-      }))
+            end: () => (failed ? [] : inner.end()),
+            get error() {
+              return failed ? LlmError.info({ code: "protocol", message: "An event exceeded the 8 bytes limit" }) : undefined
+            }
+          }
+        }
+      })
       const chunks = yield* collect(model)
       expect(chunks).toStrictEqual([
         StreamChunk.metadata("toy", "toy-1"),

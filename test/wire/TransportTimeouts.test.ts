@@ -6,65 +6,17 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
-import * as LanguageModel from "../../src/LanguageModel.js"
 import * as LlmError from "../../src/LlmError.js"
 import * as StreamChunk from "../../src/StreamChunk.js"
 import * as Replay from "../../src/testing/Replay.js"
-import type * as ChunkDecoder from "../../src/wire/ChunkDecoder.js"
 import * as Http from "../../src/wire/Http.js"
 import * as Transport from "../../src/wire/Transport.js"
 import { awaitSleepUntil, settle } from "../support/clock.js"
+import { collect, toy } from "../support/toy.js"
 
 // The transport's timeouts on the Effect clock: headers, then idle gaps in the body, each exact under
-// TestClock. The toy line protocol: "m" metadata, "t:<text>" text, "f:<reason>" finish; blank lines
-// decode to nothing (a keep-alive).
-const lineFramer = (): Transport.Framer<string> => {
-  const decoder = new TextDecoder()
-  let buffer = ""
-  return {
-    push: (bytes) => {
-      buffer += decoder.decode(bytes, { stream: true })
-      const lines = buffer.split("\n")
-      buffer = lines.pop() ?? ""
-      return lines.filter((l) => l !== "")
-    },
-    end: () => (buffer === "" ? [] : [buffer]),
-    error: undefined
-  }
-}
-
-const lineDecoder = (): ChunkDecoder.ChunkDecoder<string> => ({
-  push: (line, out) => {
-    const [kind, value = ""] = line.split(":")
-    if (kind === "m") out.push(StreamChunk.metadata("toy", "toy-1"))
-    if (kind === "t") out.push(StreamChunk.textDelta(value))
-    if (kind === "f") out.push(StreamChunk.finishFromRaw(value))
-  },
-  end: () => {}
-})
-
-const toy = (timeouts: Transport.TimeoutOptions) =>
-  Effect.map(Http.Client, (client) =>
-    LanguageModel.make({
-      provider: "toy",
-      model: "toy-1",
-      stream: () =>
-        Transport.streamWith<string>(client, {
-          provider: "toy",
-          url: "http://toy.invalid/v1/stream",
-          headers: {},
-          body: {},
-          framer: lineFramer,
-          decoder: lineDecoder,
-          errorFromResponse: (_status, body, extras) =>
-            LlmError.info({ code: "server", message: body, provider: "toy", ...extras }),
-          retry: { times: 0 },
-          timeouts
-        })
-    }))
-
-const collect = (model: Effect.Effect<LanguageModel.Service, never, Http.Client>) =>
-  Effect.flatMap(model, (m) => Stream.runCollect(m.stream("hi"))).pipe(Effect.map((c) => [...c]))
+// TestClock (the toy line protocol is in test/support/toy.ts).
+const timed = (timeouts: Transport.TimeoutOptions) => toy({ retry: { times: 0 }, timeouts })
 
 const encoder = new TextEncoder()
 
@@ -83,7 +35,7 @@ const slowHeaders = (delay: Duration.DurationInput, text: string) =>
 describe("Transport timeouts", () => {
   it.effect("no response headers: timeout exactly when the headers limit passes", () =>
     Effect.gen(function*() {
-      const fiber = yield* Effect.fork(collect(toy({ headers: "5 seconds" })))
+      const fiber = yield* Effect.fork(collect(timed({ headers: "5 seconds" })))
       yield* awaitSleepUntil(5_000)
       yield* TestClock.adjust("4999 millis")
       yield* settle()
@@ -97,7 +49,7 @@ describe("Transport timeouts", () => {
 
   it.effect("the idle limit starts with the body, even when shorter than what is left of the headers limit", () =>
     Effect.gen(function*() {
-      const fiber = yield* Effect.fork(collect(toy({ headers: "60 seconds", idle: "10 seconds" })))
+      const fiber = yield* Effect.fork(collect(timed({ headers: "60 seconds", idle: "10 seconds" })))
       yield* awaitSleepUntil(30_000)
       yield* TestClock.adjust("30 seconds")
       yield* settle()
@@ -115,7 +67,7 @@ describe("Transport timeouts", () => {
 
   it.effect("keep-alive reads restart the idle timer", () =>
     Effect.gen(function*() {
-      const fiber = yield* Effect.fork(collect(toy({ idle: "10 seconds" })))
+      const fiber = yield* Effect.fork(collect(timed({ idle: "10 seconds" })))
       for (const at of [8_000, 16_000, 24_000]) {
         yield* awaitSleepUntil(at)
         yield* TestClock.adjust("8 seconds")
@@ -134,7 +86,7 @@ describe("Transport timeouts", () => {
   it.effect("a consumer slower than the idle limit does not time out: the timer runs only while it waits", () =>
     Effect.gen(function*() {
       const fiber = yield* Effect.fork(
-        Effect.flatMap(toy({ idle: "10 seconds" }), (m) =>
+        Effect.flatMap(timed({ idle: "10 seconds" }), (m) =>
           Stream.runCollect(m.stream("hi").pipe(Stream.rechunk(1), Stream.tap(() => Effect.sleep("20 seconds")))))
       )
       for (let i = 1; i <= 4; i++) {
