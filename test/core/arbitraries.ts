@@ -94,22 +94,7 @@ export const contentPart: fc.Arbitrary<ContentPart.ContentPart> = fc.oneof(
   )
 )
 
-export const errorCode: fc.Arbitrary<LlmError.ErrorCode> = fc.constantFrom(
-  "authentication",
-  "permission",
-  "not_found",
-  "invalid_request",
-  "context_length",
-  "rate_limit",
-  "quota",
-  "overloaded",
-  "server",
-  "timeout",
-  "network",
-  "protocol",
-  "truncated",
-  "unknown"
-)
+export const errorCode: fc.Arbitrary<LlmError.ErrorCode> = fc.constantFrom(...LlmError.ErrorCode.literals)
 
 export const errorInfo: fc.Arbitrary<LlmError.ErrorInfo> = fc.record(
   {
