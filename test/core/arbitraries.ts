@@ -6,7 +6,7 @@
  */
 import * as fc from "fast-check"
 import type * as ContentPart from "../../src/ContentPart.js"
-import type * as LlmError from "../../src/LlmError.js"
+import * as LlmError from "../../src/LlmError.js"
 import * as StreamChunk from "../../src/StreamChunk.js"
 import type * as ToolCall from "../../src/ToolCall.js"
 import type * as Usage from "../../src/Usage.js"
