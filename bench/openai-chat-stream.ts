@@ -19,21 +19,22 @@ export interface Expected {
 
 /** The stream's wire text and what it should decode to. */
 export const build = (events = 6_000, argumentFragments = 300): { readonly body: string; readonly expected: Expected } => {
+  const items = Array.from({ length: argumentFragments - 2 }, (_, i) => i)
+  const args = JSON.stringify({ query: "benchmark", items })
+  const size = Math.ceil(args.length / argumentFragments)
+  const fragments: Array<string> = []
+  for (let i = 0; i < args.length; i += size) fragments.push(args.slice(i, i + size))
+  // role + text + tool start + fragments + finish + usage + [DONE] = exactly `events` events
+  const textEvents = events - fragments.length - 5
   const parts: Array<string> = [event(`{"role":"assistant","content":""}`)]
   const text: Array<string> = []
-  const textEvents = events - argumentFragments - 4
   for (let i = 0; i < textEvents; i++) {
     const w = `${words[i % words.length]} `
     text.push(w)
     parts.push(event(`{"content":${JSON.stringify(w)}}`))
   }
-  const items = Array.from({ length: argumentFragments - 2 }, (_, i) => i)
-  const args = JSON.stringify({ query: "benchmark", items })
-  const size = Math.ceil(args.length / argumentFragments)
   parts.push(event(`{"tool_calls":[{"index":0,"id":"call_bench","type":"function","function":{"name":"search","arguments":""}}]}`))
-  for (let i = 0; i < args.length; i += size) {
-    parts.push(event(`{"tool_calls":[{"index":0,"function":{"arguments":${JSON.stringify(args.slice(i, i + size))}}}]}`))
-  }
+  for (const f of fragments) parts.push(event(`{"tool_calls":[{"index":0,"function":{"arguments":${JSON.stringify(f)}}}]}`))
   parts.push(event(`{}`, "tool_calls"))
   parts.push(
     `data: ${head},"choices":[],"usage":{"prompt_tokens":1200,"completion_tokens":${textEvents + argumentFragments},"total_tokens":${1200 + textEvents + argumentFragments},"prompt_tokens_details":{"cached_tokens":0},"completion_tokens_details":{"reasoning_tokens":0}}}\n\n`
