@@ -343,77 +343,12 @@ export const ensureTerminal = <E, R>(
 // Validation
 // ---------------------------------------------------------------------------------------------
 
-const isObj = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null
-const isStr = (u: unknown): u is string => typeof u === "string"
-const isCount = (u: unknown): u is number => typeof u === "number" && Number.isFinite(u) && u >= 0
-const isIndex = (u: unknown): u is number => typeof u === "number" && Number.isInteger(u) && u >= 0
-
-const problem = (c: Record<string, unknown>): string | undefined => {
-  switch (c.type) {
-    case "metadata":
-      return isStr(c.provider) && c.provider !== "" ? undefined : "metadata chunks must name a provider"
-    case "text-delta":
-      return isStr(c.delta) ? undefined : "text-delta chunks must have string text in delta"
-    case "reasoning-delta":
-      return isStr(c.delta) && isStr(c.accumulated)
-        ? undefined
-        : "reasoning-delta chunks must have string delta and accumulated"
-    case "reasoning":
-      return isStr(c.text) ? undefined : "reasoning chunks must have string text"
-    case "tool-call-delta":
-      if (!isIndex(c.index)) return "tool-call-delta chunks must have a non-negative integer index"
-      return isStr(c.argumentsDelta) ? undefined : "tool-call-delta chunks must have a string argumentsDelta"
-    case "tool-call": {
-      const t = c.toolCall
-      if (!isObj(t)) return "tool-call chunks must carry a toolCall"
-      if (!isStr(t.name) || t.name === "") return "tool-call chunks must have a non-empty name"
-      if (!isStr(t.id) || t.id === "") return "tool-call chunks must have a non-empty id"
-      if (!isIndex(t.index)) return "tool-call chunks must have a non-negative integer index"
-      if (!("arguments" in t) || t.arguments === undefined) return "tool-call chunks must have arguments"
-      return isStr(t.rawArguments) ? undefined : "tool-call chunks must have string rawArguments"
-    }
-    case "content-part":
-      return isObj(c.part) && isStr(c.part.type) ? undefined : "content-part chunks must carry a typed part"
-    case "usage": {
-      const u = c.usage
-      if (!isObj(u)) return "usage chunks must carry a usage object"
-      return isCount(u.inputTokens) && isCount(u.outputTokens) && isCount(u.totalTokens)
-        ? undefined
-        : "usage chunks must have non-negative inputTokens, outputTokens and totalTokens"
-    }
-    case "cache-read":
-      return isCount(c.cacheReadTokens) && isCount(c.accumulated)
-        ? undefined
-        : "cache-read chunks must have non-negative cacheReadTokens and accumulated"
-    case "cache-write":
-      return isCount(c.cacheWriteTokens) && isCount(c.accumulated)
-        ? undefined
-        : "cache-write chunks must have non-negative cacheWriteTokens and accumulated"
-    case "finish":
-      return Schema.is(Reason.FinishReason)(c.reason)
-        ? undefined
-        : "finish chunks must have a reason among stop, length, tool_calls, content_filter, error"
-    case "error": {
-      const e = c.error
-      if (!isObj(e)) return "error chunks must carry an error object"
-      if (!Schema.is(LlmError.ErrorCode)(e.code)) return "error chunks must have a known error code"
-      return isStr(e.message) ? undefined : "error chunks must have a string message"
-    }
-    default:
-      return `unknown chunk type: ${String(c.type)}`
-  }
-}
-
-/** Checks a chunk's per-type required fields, with a readable message on failure. */
-export const validate = (chunk: unknown): Either.Either<StreamChunk, string> => {
-  if (!isObj(chunk)) return Either.left("a chunk must be an object")
-  const message = problem(chunk)
-  return message === undefined ? Either.right(chunk as StreamChunk) : Either.left(message)
-}
-
-/** Like {@link validate}, but throws an `Error` with the message: for tests and scripts only. */
-export const validateOrThrow = (chunk: unknown): StreamChunk =>
-  Either.getOrThrowWith(validate(chunk), (message) => new Error(message))
+export {
+  /** Checks a chunk's per-type required fields, with a readable message on failure. */
+  validate,
+  /** Like `validate`, but throws an `Error` with the message: for tests and scripts only. */
+  validateOrThrow
+} from "./internal/validate.js"
 
 // ---------------------------------------------------------------------------------------------
 // JSON
