@@ -68,14 +68,23 @@ export interface Request<Ev> {
   readonly framer: () => Framer<Ev>
   /** A fresh decoder per attempt. */
   readonly decoder: () => ChunkDecoder.ChunkDecoder<Ev>
-  /** Maps a non-2xx response (status, body text) to error data; the transport adds retry facts. */
+  /**
+   * Maps an error response to error data; the transport adds retry facts. `status` is undefined when
+   * the error came as the JSON body of a successful response (see {@link Request.streamContentType}).
+   */
   readonly errorFromResponse: (
-    status: number,
+    status: number | undefined,
     body: string,
     extras: { readonly requestId?: string | undefined; readonly retryAfterMs?: number | undefined }
   ) => LlmError.ErrorInfo
   readonly retry?: Retry.Options | undefined
   readonly timeouts?: TimeoutOptions | undefined
+  /**
+   * The content type a stream comes with (`text/event-stream`). A 2xx response that is a JSON
+   * document instead (a proxy's error, a host that ignored `stream: true`) is read whole: an
+   * `{"error": …}` body becomes that error, anything else a `protocol` error — never an empty answer.
+   */
+  readonly streamContentType?: string | undefined
 }
 
 const requestIdHeaders = ["x-request-id", "request-id", "x-amzn-requestid", "x-goog-request-id", "x-generation-id"]
@@ -150,6 +159,43 @@ const statusError = <Ev>(req: Request<Ev>, response: Http.Response): Effect.Effe
     return yield* Effect.fail(LlmError.fromInfo({ ...info, status: response.status, retryable }))
   })
 
+/** A 2xx answer that is a JSON document where a stream was expected: its error, or a protocol error. */
+const documentError = <Ev>(req: Request<Ev>, response: Http.Response): Effect.Effect<never, LlmError.LlmError> =>
+  Effect.gen(function*() {
+    const idle = req.timeouts?.idle ?? defaultIdleTimeout
+    const text = yield* response.text.pipe(
+      Effect.timeoutFail({
+        duration: idle,
+        onTimeout: () => timeoutError(req.provider, "The response body did not arrive in time", idle)
+      })
+    )
+    let parsed: unknown = undefined
+    try {
+      parsed = JSON.parse(text)
+    } catch {
+      // not even JSON: reported below as a protocol error, with the text as details
+    }
+    const extras = { requestId: requestIdOf(response.headers), retryAfterMs: undefined }
+    const info = typeof parsed === "object" && parsed !== null && "error" in parsed
+      ? req.errorFromResponse(undefined, text, extras)
+      : LlmError.info({
+        code: "protocol",
+        message: `Expected a stream (${req.streamContentType}), got a ${response.headers["content-type"]} document`,
+        provider: req.provider,
+        requestId: extras.requestId,
+        retryable: false,
+        details: text
+      })
+    return yield* Effect.fail(LlmError.fromInfo({ ...info, status: response.status }))
+  })
+
+/** Whether a response is a JSON document where the request expected a stream. */
+const isDocumentInsteadOfStream = <Ev>(req: Request<Ev>, response: Http.Response): boolean => {
+  const type = response.headers["content-type"]
+  return req.streamContentType !== undefined && type !== undefined &&
+    type.startsWith("application/json") && !type.startsWith(req.streamContentType)
+}
+
 /**
  * The producer of one attempt, run in its own fiber: the request, its HTTP error mapping, then the
  * body, framed and decoded as each network read arrives and handed over to the consumer (a failure
@@ -161,6 +207,10 @@ const produce = <Ev>(req: Request<Ev>, handoff: Handoff): Effect.Effect<void, ne
     if (response.status < 200 || response.status >= 300) {
       handoff.endFirst()
       return yield* statusError(req, response)
+    }
+    if (isDocumentInsteadOfStream(req, response)) {
+      handoff.endFirst()
+      return yield* documentError(req, response)
     }
     handoff.startIdle()
     const pull = yield* Channel.toPull(Stream.toChannel(response.body))

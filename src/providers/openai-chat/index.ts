@@ -75,6 +75,7 @@ export const make = (options: Options): Effect.Effect<LanguageModel.Service, nev
           framer: () => new Sse.Decoder(options.maxEventBytes === undefined ? undefined : { maxEventBytes: options.maxEventBytes }),
           decoder: () => Decode.make({ provider }),
           errorFromResponse: (status, body, extras) => Errors.fromBody(status, parseBody(body), provider, extras),
+          streamContentType: "text/event-stream",
           retry: options.retry,
           timeouts: options.timeouts
         })

@@ -292,3 +292,37 @@ describe("configuration and key hygiene", () => {
       Effect.provide(Replay.layer({ body: own("text.sse") }))
     ))
 })
+
+describe("a JSON document where a stream was expected", () => {
+  it.effect("a 200 whose JSON body is an error is that error, not an empty answer", () =>
+    Effect.gen(function*() {
+      const error = yield* LanguageModel.chat("hi").pipe(Effect.flip)
+      expect([error.code, error.message, error.status, error.retryable]).toStrictEqual([
+        "context_length",
+        "This model's maximum context length is 8192 tokens.",
+        200,
+        false
+      ])
+      expect((yield* Replay.requests).length).toBe(1)
+    }).pipe(Effect.provide(model), Effect.provide(Replay.layer({
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        error: { message: "This model's maximum context length is 8192 tokens.", type: "invalid_request_error", code: "context_length_exceeded" }
+      })
+    }))))
+
+  it.effect("a 200 whose JSON body is a whole (non-streamed) completion is a protocol error naming what came", () =>
+    Effect.gen(function*() {
+      const error = yield* LanguageModel.chat("hi").pipe(Effect.flip)
+      expect([error.code, error.message, error.status, error.retryable]).toStrictEqual([
+        "protocol",
+        "Expected a stream (text/event-stream), got a application/json; charset=utf-8 document",
+        200,
+        false
+      ])
+      expect(error.details).toBe("{\"id\":\"chatcmpl-1\",\"choices\":[{\"message\":{\"content\":\"Hi\"}}]}")
+    }).pipe(Effect.provide(model), Effect.provide(Replay.layer({
+      headers: { "content-type": "application/json; charset=utf-8" },
+      body: JSON.stringify({ id: "chatcmpl-1", choices: [{ message: { content: "Hi" } }] })
+    }))))
+})
