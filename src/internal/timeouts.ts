@@ -18,11 +18,11 @@ export interface Timeouts {
  * which is fine for scripted streams (`TestModel`); the HTTP transport, where it would cost more
  * than the decoding, uses the one-watchdog handoff of `handoff.ts` instead.
  */
-export const idle = <E2>(duration: Duration.DurationInput, onTimeout: () => E2) =>
+const idle = <E2>(duration: Duration.DurationInput, onTimeout: () => E2) =>
 <A, E, R>(self: Stream.Stream<A, E, R>): Stream.Stream<A, E | E2, R> => Stream.timeoutFail(self, onTimeout, duration)
 
 /** Fails with `onTimeout()` when `self` has not ended after `duration`. */
-export const total = <E2>(duration: Duration.DurationInput, onTimeout: () => E2) =>
+const total = <E2>(duration: Duration.DurationInput, onTimeout: () => E2) =>
 <A, E, R>(self: Stream.Stream<A, E, R>): Stream.Stream<A, E | E2, R> =>
   Stream.interruptWhen(self, Effect.zipRight(Clock.sleep(Duration.decode(duration)), Effect.failSync(onTimeout)))
 

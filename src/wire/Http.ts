@@ -5,12 +5,10 @@
  *
  * @since 0.1.0
  */
-import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import * as Headers from "@effect/platform/Headers"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as Effect from "effect/Effect"
-import type * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
 import * as LlmError from "../LlmError.js"
 
@@ -20,8 +18,6 @@ export type Client = HttpClient.HttpClient
 /** The tag of the HTTP client service. */
 export const Client = HttpClient.HttpClient
 
-/** The default client, on the platform's `fetch`. */
-export const fetchLayer: Layer.Layer<HttpClient.HttpClient> = FetchHttpClient.layer
 
 /** A started HTTP response whose body has not been read yet. */
 export interface Response {

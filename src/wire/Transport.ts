@@ -284,7 +284,7 @@ const toStream = ({ held, rest }: Started): Stream.Stream<StreamChunk.StreamChun
  * Streams one response with the given client: retried (per {@link Retry.policy}) only while no
  * content chunk has been emitted, with the header, idle and total timeouts applied. Failures arrive
  * as the stream's error; `StreamChunk.ensureTerminal` (applied by `LanguageModel.make`) turns them
- * into the terminal chunk. Providers use this rather than {@link stream} with `Stream.provideService`,
+ * into the terminal chunk. The client is passed in rather than provided with `Stream.provideService`,
  * which would wrap the taking of every network read in a change of context.
  */
 export const streamWith = <Ev>(
@@ -298,7 +298,3 @@ export const streamWith = <Ev>(
       Effect.map(toStream)
     )
   ).pipe(Timeouts.apply({ total: req.timeouts?.total }, req.provider))
-
-/** {@link streamWith} the `HttpClient` in the context. */
-export const stream = <Ev>(req: Request<Ev>): Stream.Stream<StreamChunk.StreamChunk, LlmError.LlmError, Http.Client> =>
-  Unwrap.unwrap(Effect.map(Http.Client, (client) => streamWith(client, req)))

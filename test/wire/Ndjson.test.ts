@@ -2,6 +2,7 @@ import * as fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import type * as LlmError from "../../src/LlmError.js"
 import * as Ndjson from "../../src/wire/Ndjson.js"
+import { splitAnywhere } from "../support/split.js"
 
 const encoder = new TextEncoder()
 const utf8 = (s: string): Uint8Array => encoder.encode(s)
@@ -20,18 +21,6 @@ const decodeReads = (
 
 const decode = (body: string): Array<string> => decodeReads([body]).lines
 
-/** Splits bytes at the given cut points (any order, duplicates allowed). */
-const splitAt = (bytes: Uint8Array, cuts: ReadonlyArray<number>): Array<Uint8Array> => {
-  const points = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b)
-  const reads: Array<Uint8Array> = []
-  let start = 0
-  for (const p of points) {
-    reads.push(bytes.subarray(start, p))
-    start = p
-  }
-  reads.push(bytes.subarray(start))
-  return reads
-}
 
 describe("Ndjson.Decoder", () => {
   it("returns each line as soon as its newline arrives", () => {
@@ -83,7 +72,7 @@ describe("Ndjson.Decoder", () => {
     const body = utf8('{"t":"😀中"}\n')
     // '{"t":"' is 6 bytes; the emoji takes bytes 6-9, the CJK character bytes 10-12.
     for (const cuts of [[7], [8], [9], [11], [12], [7, 8, 9, 11]]) {
-      expect(decodeReads(splitAt(body, cuts)).lines).toStrictEqual(['{"t":"😀中"}'])
+      expect(decodeReads(splitAnywhere(body, cuts)).lines).toStrictEqual(['{"t":"😀中"}'])
     }
   })
 
@@ -177,7 +166,7 @@ describe("Ndjson.Decoder properties", () => {
       fc.property(ndjsonBody, cuts, (spec, points) => {
         const { bytes, expected } = render(spec)
         expect(decodeReads([bytes]).lines).toStrictEqual(expected)
-        expect(decodeReads(splitAt(bytes, points)).lines).toStrictEqual(expected)
+        expect(decodeReads(splitAnywhere(bytes, points)).lines).toStrictEqual(expected)
       }),
       { numRuns: 500 }
     )
@@ -189,7 +178,7 @@ describe("Ndjson.Decoder properties", () => {
       fc.property(fc.array(token, { maxLength: 80 }), cuts, fc.integer({ min: 1, max: 40 }), (tokens, points, cap) => {
         const bytes = utf8(tokens.join(""))
         const whole = decodeReads([bytes], { maxEventBytes: cap })
-        expect(decodeReads(splitAt(bytes, points), { maxEventBytes: cap })).toStrictEqual(whole)
+        expect(decodeReads(splitAnywhere(bytes, points), { maxEventBytes: cap })).toStrictEqual(whole)
       }),
       { numRuns: 1000 }
     )

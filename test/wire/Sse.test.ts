@@ -2,6 +2,7 @@ import * as fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import type * as LlmError from "../../src/LlmError.js"
 import * as Sse from "../../src/wire/Sse.js"
+import { splitAnywhere } from "../support/split.js"
 
 const encoder = new TextEncoder()
 const utf8 = (s: string): Uint8Array => encoder.encode(s)
@@ -20,18 +21,6 @@ const decodeReads = (
 
 const decode = (body: string): Array<Sse.Event> => decodeReads([body]).events
 
-/** Splits bytes at the given cut points (any order, duplicates allowed). */
-const splitAt = (bytes: Uint8Array, cuts: ReadonlyArray<number>): Array<Uint8Array> => {
-  const points = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b)
-  const reads: Array<Uint8Array> = []
-  let start = 0
-  for (const p of points) {
-    reads.push(bytes.subarray(start, p))
-    start = p
-  }
-  reads.push(bytes.subarray(start))
-  return reads
-}
 
 const message = (data: string, id?: string): Sse.Event => ({ event: "message", data, id })
 
@@ -195,7 +184,7 @@ describe("Sse.Decoder", () => {
     const body = utf8("data: 😀中\n\n")
     // "data: " is 6 bytes; the emoji takes bytes 6-9, the CJK character bytes 10-12.
     for (const cuts of [[7], [8], [9], [11], [12], [7, 8, 9, 11]]) {
-      expect(decodeReads(splitAt(body, cuts)).events).toStrictEqual([message("😀中")])
+      expect(decodeReads(splitAnywhere(body, cuts)).events).toStrictEqual([message("😀中")])
     }
   })
 
@@ -218,7 +207,7 @@ describe("Sse.Decoder", () => {
     ]
     expect(decodeReads([body]).events).toStrictEqual(expected)
     for (let i = 0; i <= body.length; i++) {
-      expect(decodeReads(splitAt(body, [i])).events).toStrictEqual(expected)
+      expect(decodeReads(splitAnywhere(body, [i])).events).toStrictEqual(expected)
     }
     expect(decodeReads(Array.from(body, (b) => new Uint8Array([b]))).events).toStrictEqual(expected)
   })
@@ -364,7 +353,7 @@ describe("Sse.Decoder properties", () => {
       fc.property(sseBody, cuts, (spec, points) => {
         const { bytes, expected } = render(spec)
         expect(decodeReads([bytes]).events).toStrictEqual(expected)
-        expect(decodeReads(splitAt(bytes, points)).events).toStrictEqual(expected)
+        expect(decodeReads(splitAnywhere(bytes, points)).events).toStrictEqual(expected)
       }),
       { numRuns: 500 }
     )
@@ -392,7 +381,7 @@ describe("Sse.Decoder properties", () => {
       fc.property(fc.array(token, { maxLength: 80 }), cuts, fc.integer({ min: 1, max: 40 }), (tokens, points, cap) => {
         const bytes = utf8(tokens.join(""))
         const whole = decodeReads([bytes], { maxEventBytes: cap })
-        expect(decodeReads(splitAt(bytes, points), { maxEventBytes: cap })).toStrictEqual(whole)
+        expect(decodeReads(splitAnywhere(bytes, points), { maxEventBytes: cap })).toStrictEqual(whole)
       }),
       { numRuns: 1000 }
     )
