@@ -137,17 +137,19 @@ const bodyDecoder = <Ev>(req: Request<Ev>) => {
   }
 }
 
+/** A whole (non-stream) body, read within the idle limit. */
+const wholeBody = <Ev>(req: Request<Ev>, response: Http.Response): Effect.Effect<string, LlmError.LlmError> => {
+  const idle = req.timeouts?.idle ?? defaultIdleTimeout
+  return response.text.pipe(Effect.timeoutFail({
+    duration: idle,
+    onTimeout: () => timeoutError(req.provider, "The response body did not arrive in time", idle)
+  }))
+}
+
 /** Maps a non-2xx response to its error, with the retry facts the transport adds. */
 const statusError = <Ev>(req: Request<Ev>, response: Http.Response): Effect.Effect<never, LlmError.LlmError> =>
   Effect.gen(function*() {
-    const idle = req.timeouts?.idle ?? defaultIdleTimeout
-    const text = yield* response.text.pipe(
-      Effect.timeoutFail({
-        duration: idle,
-        onTimeout: () => timeoutError(req.provider, "The error body did not arrive in time", idle)
-      }),
-      Effect.orElseSucceed(() => "")
-    )
+    const text = yield* wholeBody(req, response).pipe(Effect.orElseSucceed(() => ""))
     const now = yield* Clock.currentTimeMillis
     const retryAfterMs = Retry.retryAfterMs(response.headers, now)
     const info = req.errorFromResponse(response.status, text, {
@@ -162,13 +164,7 @@ const statusError = <Ev>(req: Request<Ev>, response: Http.Response): Effect.Effe
 /** A 2xx answer that is a JSON document where a stream was expected: its error, or a protocol error. */
 const documentError = <Ev>(req: Request<Ev>, response: Http.Response): Effect.Effect<never, LlmError.LlmError> =>
   Effect.gen(function*() {
-    const idle = req.timeouts?.idle ?? defaultIdleTimeout
-    const text = yield* response.text.pipe(
-      Effect.timeoutFail({
-        duration: idle,
-        onTimeout: () => timeoutError(req.provider, "The response body did not arrive in time", idle)
-      })
-    )
+    const text = yield* wholeBody(req, response)
     let parsed: unknown = undefined
     try {
       parsed = JSON.parse(text)
