@@ -144,21 +144,44 @@ export class Handoff<A, E> {
    * each deadline exactly, so under `TestClock` a timeout comes neither early nor late; and it never
    * sleeps longer than the idle limit, so an idle deadline set while it sleeps (always at least that
    * far ahead) is never missed. (At least a millisecond, so an idle limit of zero cannot spin.)
+   *
+   * A limit measures the other side's silence, not our own lag: when the watchdog wakes more than
+   * {@link lagTolerance} late, the event loop was busy with our own work and what the server sent
+   * meanwhile may not have been read yet. It then looks again after the loop has had a turn, and
+   * fails only on a wake that came on time (or once the delay it granted reaches the limit itself).
    */
   watch(producer: Fiber.Fiber<unknown, unknown>): Effect.Effect<void> {
     const longest = Math.max(1, this.idleMs)
+    let wakeAt = -1
+    let granted = 0
+    const sleep = (now: number, ms: number): Effect.Effect<void> => {
+      wakeAt = now + ms
+      return Effect.zipRight(Clock.sleep(Duration.millis(ms)), loop)
+    }
     const loop: Effect.Effect<void> = Effect.suspend(() => {
       if (this.final !== undefined) return Effect.void
       const now = this.clock.unsafeCurrentTimeMillis()
-      if (now >= this.deadline) {
-        this.fail(Cause.fail(this.onDeadline()))
-        return Fiber.interrupt(producer)
+      const late = wakeAt < 0 ? 0 : now - wakeAt
+      if (now < this.deadline) {
+        granted = 0
+        return sleep(now, Math.min(this.deadline - now, longest))
       }
-      return Effect.zipRight(Clock.sleep(Duration.millis(Math.min(this.deadline - now, longest))), loop)
+      if (late > lagTolerance && granted < longest) {
+        granted += late
+        return sleep(now, lagRecheck)
+      }
+      this.fail(Cause.fail(this.onDeadline()))
+      return Fiber.interrupt(producer)
     })
     return loop
   }
 }
+
+/** How late (ms) a watchdog may wake before its lateness counts as our own lag. */
+export const lagTolerance = 50
+
+/** How long (ms) a late watchdog waits before it looks again: long enough for the loop to read its sockets. */
+const lagRecheck = 10
 
 /**
  * The chunks `take` yields, as a stream: `first`, then one chunk per take until it yields

@@ -33,12 +33,13 @@ export const apply = (timeouts: Timeouts | undefined, provider?: string) =>
 <A, E, R>(self: Stream.Stream<A, E, R>): Stream.Stream<A, E | LlmError.LlmError, R> => {
   let out: Stream.Stream<A, E | LlmError.LlmError, R> = self
   const idleLimit = timeouts?.idle
-  if (idleLimit !== undefined) {
+  if (idleLimit !== undefined && Duration.isFinite(Duration.decode(idleLimit))) {
     out = idle(idleLimit, () =>
       LlmError.make({ code: "timeout", message: `Idle timeout: nothing for ${describe(idleLimit)}`, provider }))(out)
   }
   const totalLimit = timeouts?.total
-  if (totalLimit !== undefined) {
+  // An infinite limit is no limit (and a timer cannot hold one: Node would fire it at once).
+  if (totalLimit !== undefined && Duration.isFinite(Duration.decode(totalLimit))) {
     out = total(totalLimit, () =>
       LlmError.make({ code: "timeout", message: `Total timeout: the stream took longer than ${describe(totalLimit)}`, provider }))(out)
   }

@@ -3,13 +3,24 @@
  * package outside `testing/Replay.ts` lives here, so moving to another HTTP stack is a change of
  * these two files, not of the providers.
  *
+ * Credentials go only to the configured origin. Redirects are followed here, not by the client: a
+ * same-origin redirect (301, 302, 303, 307, 308) is followed with the method, body and headers kept;
+ * one to another origin (another scheme, host or port) is refused with an error, so no key header of
+ * any name reaches another host. The request's tracing span is ours too: it records response and
+ * request headers only from an allow-list, with the configured key masked by value.
+ *
  * @since 0.1.0
  */
-import * as Headers from "@effect/platform/Headers"
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as HttpTraceContext from "@effect/platform/HttpTraceContext"
 import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
+import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
+import type * as Tracer from "effect/Tracer"
+import type * as Redact from "../internal/redact.js"
 import * as LlmError from "../LlmError.js"
 
 /** The HTTP client service providers need (any `HttpClient` layer works). */
@@ -18,7 +29,6 @@ export type Client = HttpClient.HttpClient
 /** The tag of the HTTP client service. */
 export const Client = HttpClient.HttpClient
 
-
 /** A started HTTP response whose body has not been read yet. */
 export interface Response {
   readonly status: number
@@ -26,50 +36,104 @@ export interface Response {
   readonly headers: Readonly<Record<string, string>>
   /** The body, one element per network read; reading to the end or stopping early closes the request. */
   readonly body: Stream.Stream<Uint8Array, LlmError.LlmError>
-  /** The whole body as text (for error responses). */
-  readonly text: Effect.Effect<string, LlmError.LlmError>
 }
 
-/** Headers that carry API keys in some provider (the platform already redacts `authorization`, `x-api-key`). */
-const keyHeaders: ReadonlyArray<string> = ["api-key", "x-goog-api-key"]
-
 /** Header names whose values are secrets, wherever they might be quoted. */
-const secretHeaders: ReadonlySet<string> = new Set(["authorization", "x-api-key", ...keyHeaders])
+export const secretHeaders: ReadonlySet<string> = new Set(["authorization", "x-api-key", "api-key", "x-goog-api-key"])
+
+/** The credentials among request headers: every secret header's value, and a bearer token without its scheme. */
+export const secretsOf = (headers: Readonly<Record<string, string>>): Array<string> => {
+  const out: Array<string> = []
+  for (const [name, value] of Object.entries(headers)) {
+    if (!secretHeaders.has(name.toLowerCase())) continue
+    out.push(value)
+    const token = value.replace(/^(Bearer|Basic|Token)\s+/i, "")
+    if (token !== value) out.push(token)
+  }
+  return out
+}
+
+/** Request headers a span may record (never one that carries a key). */
+const spanRequestHeaders: ReadonlyArray<string> = ["accept", "content-type", "anthropic-version", "anthropic-beta"]
+
+/** Response headers a span may record; their values are masked all the same. */
+const spanResponseHeaders: ReadonlyArray<string> = [
+  "content-type",
+  "x-request-id",
+  "request-id",
+  "x-amzn-requestid",
+  "retry-after",
+  "retry-after-ms",
+  "x-should-retry",
+  "openai-processing-ms",
+  "openai-version"
+]
+
+/** The most redirects followed for one request. */
+export const maxRedirects = 5
+
+const redirectStatuses: ReadonlySet<number> = new Set([301, 302, 303, 307, 308])
 
 /**
  * A transport failure. Client errors can quote a header value (undici does for an invalid one), so
- * every secret header value is cut out of the message, whatever its shape.
+ * every secret is cut out of the message, whatever its shape.
  */
-const networkError = (
-  provider: string,
-  headers: Readonly<Record<string, string>>,
-  what: string,
-  cause: unknown
-): LlmError.LlmError => {
-  let message = `${what}: ${cause instanceof Error ? cause.message : String(cause)}`
-  for (const [name, value] of Object.entries(headers)) {
-    if (!secretHeaders.has(name.toLowerCase()) || value.length < 4) continue
-    message = message.split(value).join("[redacted]")
-    const token = value.replace(/^Bearer\s+/i, "")
-    if (token.length >= 4) message = message.split(token).join("[redacted]")
-  }
-  return LlmError.make({ code: "network", message, provider })
+const networkError = (provider: string, mask: Redact.Masker | undefined, what: string, cause: unknown): LlmError.LlmError => {
+  const message = `${what}: ${cause instanceof Error ? cause.message : String(cause)}`
+  return LlmError.make({ code: "network", message: mask === undefined ? message : mask.text(message), provider })
 }
 
 /** Control characters (CR, LF …) make a header value invalid; such a key is a configuration error. */
 const hasControlCharacter = (value: string): boolean => /[\u0000-\u001f\u007f]/.test(value)
 
+/** The error of a redirect that is not followed. */
+const redirectError = (provider: string, message: string, status: number): LlmError.LlmError =>
+  LlmError.make({ code: "invalid_request", message, status, provider, retryable: false })
+
+/** Where a redirect points, resolved against the URL that answered; undefined when it is not a URL. */
+const resolve = (location: string, base: string): URL | undefined => {
+  try {
+    return new URL(location, base)
+  } catch {
+    return undefined
+  }
+}
+
+/** Lower-cased header names. */
+const lowerCased = (headers: Readonly<Record<string, string>>): Record<string, string> => {
+  const out: Record<string, string> = {}
+  for (const [k, v] of Object.entries(headers)) out[k.toLowerCase()] = v
+  return out
+}
+
+const recordHeaders = (
+  span: Tracer.Span,
+  prefix: string,
+  headers: Readonly<Record<string, string>>,
+  allowed: ReadonlyArray<string>,
+  mask: Redact.Masker | undefined
+): void => {
+  for (const name of allowed) {
+    const value = headers[name]
+    if (value !== undefined) span.attribute(`${prefix}.${name}`, LlmError.scrub(mask === undefined ? value : mask.text(value)))
+  }
+}
+
 /**
  * Posts a JSON body and returns the response as soon as its headers arrive. Fails with `network`
- * when the request cannot be sent, and with `invalid_request` when the body is not serializable.
+ * when the request cannot be sent, with `invalid_request` when the body is not serializable or a
+ * redirect leads to another origin.
  */
 export const postJson = (options: {
   readonly url: string
   readonly headers: Readonly<Record<string, string>>
   readonly body: unknown
   readonly provider: string
+  /** Masks the configured credentials in what the server sends back (span attributes, errors). */
+  readonly mask?: Redact.Masker | undefined
 }): Effect.Effect<Response, LlmError.LlmError, HttpClient.HttpClient> =>
   Effect.gen(function*() {
+    const { mask, provider } = options
     let json: string
     try {
       json = JSON.stringify(options.body)
@@ -77,7 +141,7 @@ export const postJson = (options: {
       return yield* Effect.fail(LlmError.make({
         code: "invalid_request",
         message: `The request body is not JSON-serializable: ${e instanceof Error ? e.message : String(e)}`,
-        provider: options.provider,
+        provider,
         retryable: false
       }))
     }
@@ -86,29 +150,78 @@ export const postJson = (options: {
         return yield* Effect.fail(LlmError.make({
           code: secretHeaders.has(name.toLowerCase()) ? "authentication" : "invalid_request",
           message: `The ${name} header holds a control character (a stray newline in a key?)`,
-          provider: options.provider,
+          provider,
           retryable: false
         }))
       }
     }
+    const origin = resolve(options.url, "http://invalid.invalid")?.origin
     const client = yield* HttpClient.HttpClient
-    const request = HttpClientRequest.post(options.url).pipe(
-      HttpClientRequest.setHeaders(options.headers),
-      HttpClientRequest.bodyText(json, "application/json")
-    )
-    const response = yield* client.execute(request).pipe(
-      Effect.mapError((e) => networkError(options.provider, options.headers, "The request failed", e.cause ?? e)),
-      // Tracing spans record request headers: every header that can carry a key is redacted there.
-      Effect.locallyWith(Headers.currentRedactedNames, (names) => [...names, ...keyHeaders])
-    )
-    const headers: Record<string, string> = {}
-    for (const [k, v] of Object.entries(response.headers)) headers[k.toLowerCase()] = v
-    return {
-      status: response.status,
-      headers,
-      body: Stream.mapError(response.stream, (e) =>
-        networkError(options.provider, options.headers, "The connection failed while streaming", (e as { cause?: unknown }).cause ?? e)),
-      text: Effect.mapError(response.text, (e) =>
-        networkError(options.provider, options.headers, "The error body could not be read", (e as { cause?: unknown }).cause ?? e))
+    // A fetch client must hand redirects to us rather than follow them with the key headers.
+    const init = Option.getOrElse(yield* Effect.serviceOption(FetchHttpClient.RequestInit), () => ({}))
+    const propagate = yield* FiberRef.get(HttpClient.currentTracerPropagation)
+    const send = (url: string) =>
+      Effect.useSpan(`http.client POST`, { kind: "client", captureStackTrace: false }, (span) => {
+        const target = resolve(url, "http://invalid.invalid")
+        span.attribute("http.request.method", "POST")
+        if (target !== undefined) {
+          span.attribute("server.address", target.hostname)
+          if (target.port !== "") span.attribute("server.port", Number(target.port))
+          span.attribute("url.scheme", target.protocol.slice(0, -1))
+          span.attribute("url.path", target.pathname)
+        }
+        recordHeaders(span, "http.request.header", lowerCased(options.headers), spanRequestHeaders, mask)
+        const headers = propagate ? { ...options.headers, ...HttpTraceContext.toHeaders(span) } : options.headers
+        const request = HttpClientRequest.post(url).pipe(
+          HttpClientRequest.setHeaders(headers),
+          HttpClientRequest.bodyText(json, "application/json")
+        )
+        return client.execute(request).pipe(
+          Effect.mapError((e) => networkError(provider, mask, "The request failed", e.cause ?? e)),
+          Effect.tap((response) => {
+            span.attribute("http.response.status_code", response.status)
+            recordHeaders(span, "http.response.header", lowerCased(response.headers), spanResponseHeaders, mask)
+          })
+        )
+      }).pipe(
+        Effect.locally(HttpClient.currentTracerDisabledWhen, () => true),
+        Effect.provideService(FetchHttpClient.RequestInit, { ...init, redirect: "manual" })
+      )
+    let url = options.url
+    for (let redirects = 0;; redirects++) {
+      const response = yield* send(url)
+      const location = response.headers["location"]
+      if (!redirectStatuses.has(response.status) || location === undefined) {
+        return {
+          status: response.status,
+          headers: lowerCased(response.headers),
+          body: Stream.mapError(response.stream, (e) =>
+            networkError(provider, mask, "The connection failed while streaming", (e as { cause?: unknown }).cause ?? e))
+        }
+      }
+      // The redirect's own body is not wanted: stop reading it, which closes its connection.
+      yield* Stream.runDrain(Stream.take(response.stream, 1)).pipe(Effect.ignore)
+      const next = resolve(location, url)
+      if (next === undefined || next.protocol !== "http:" && next.protocol !== "https:") {
+        return yield* Effect.fail(LlmError.make({
+          code: "protocol",
+          message: `The server answered HTTP ${response.status} with a Location that is not an http(s) URL`,
+          status: response.status,
+          provider,
+          retryable: false
+        }))
+      }
+      if (next.origin !== origin) {
+        return yield* Effect.fail(redirectError(
+          provider,
+          `The server redirected to another origin (${next.origin}); the API key is only sent to ${origin}. ` +
+            `If the endpoint moved, set baseUrl to the new location.`,
+          response.status
+        ))
+      }
+      if (redirects >= maxRedirects) {
+        return yield* Effect.fail(redirectError(provider, `More than ${maxRedirects} redirects`, response.status))
+      }
+      url = next.toString()
     }
   })

@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import { type DecoderOptions, TextFraming } from "./TextFraming.js"
+import { type DecoderOptions, lineCost, TextFraming } from "./TextFraming.js"
 
 /** One dispatched server-sent event. */
 export interface Event {
@@ -20,7 +20,7 @@ export interface Event {
 export {
   /** The default cap on one pending event, in characters: 16 MiB. */
   defaultMaxEventBytes,
-  /** Options of a {@link Decoder}: `maxEventBytes` caps the data buffer plus the line being read. */
+  /** Options of a {@link Decoder}: `maxEventBytes` caps the data buffer (its lines and their characters) plus the line being read; `secrets` are masked by value. */
   type DecoderOptions
 } from "./TextFraming.js"
 
@@ -143,10 +143,10 @@ export class Decoder extends TextFraming<Event> {
           const value = s.slice(valueStart, end)
           if (this.hasData) {
             ;(this.moreData ??= [this.data]).push(value)
-            this.dataLength += 1 + value.length
+            this.dataLength += 1 + value.length + lineCost
           } else {
             this.data = value
-            this.dataLength = value.length
+            this.dataLength = value.length + lineCost
             this.hasData = true
           }
         }

@@ -5,6 +5,7 @@
  *
  * @since 0.1.0
  */
+import * as Redact from "../internal/redact.js"
 import * as LlmError from "../LlmError.js"
 
 /** The default cap on one pending event, in characters: 16 MiB. */
@@ -12,9 +13,21 @@ export const defaultMaxEventBytes = 16 * 1024 * 1024
 
 /** Options of a text framing decoder. */
 export interface DecoderOptions {
-  /** The largest pending event, in characters, before the stream fails; default 16 MiB. */
-  readonly maxEventBytes?: number
+  /**
+   * The most one pending event may cost before the stream fails; default 16 MiB. Its text counts a
+   * byte a character, and each line it holds counts {@link lineCost} more, so an event made of
+   * millions of empty lines is bounded as surely as one long line.
+   */
+  readonly maxEventBytes?: number | undefined
+  /**
+   * Credentials to mask by value in the text before it is framed (see `internal/redact.ts`): a
+   * server that echoes the key back never gets it into an event.
+   */
+  readonly secrets?: ReadonlyArray<string> | undefined
 }
+
+/** What one held line costs beyond its characters (its slot, its string header), counted against the cap. */
+export const lineCost = 32
 
 /** Renders a size limit for an error message ("16 MiB", "64 KiB", "100 bytes"). */
 const formatLimit = (limit: number): string =>
@@ -34,10 +47,12 @@ export abstract class TextFraming<Out> {
   protected tail = ""
   private ended = false
   private failure: LlmError.ErrorInfo | undefined = undefined
+  private readonly mask: Redact.Masker | undefined
 
   /** @param unit what one event is called in the overflow message ("An SSE event"). */
   constructor(options: DecoderOptions | undefined, private readonly unit: string) {
     this.maxEventBytes = options?.maxEventBytes ?? defaultMaxEventBytes
+    this.mask = options?.secrets === undefined ? undefined : Redact.make(options.secrets)
   }
 
   /** Set once an event grew past the cap (code `protocol`); from then on nothing more is decoded. */
@@ -49,8 +64,25 @@ export abstract class TextFraming<Out> {
   push(bytes: Uint8Array): Array<Out> {
     const out: Array<Out> = []
     if (this.failure !== undefined || this.ended) return out
-    this.feed(this.utf8.decode(bytes, { stream: true }), out)
+    const text = this.utf8.decode(bytes, { stream: true })
+    this.feed(this.mask === undefined ? text : this.masked(text, this.mask), out)
     return out
+  }
+
+  /**
+   * Masks credentials in a read. A credential holds no line break, so one split across reads lies
+   * in the pending line (`tail`) and this read: only the tail's last characters need a second look,
+   * which keeps the cost linear however long the line grows.
+   */
+  private masked(text: string, mask: Redact.Masker): string {
+    const reach = Math.min(this.tail.length, mask.longest - 1)
+    const probe = reach === 0 ? text : this.tail.slice(this.tail.length - reach) + text
+    if (mask.text(probe) === probe) return text
+    if (reach === 0) return mask.text(text)
+    // The pending line is fed again from its start (a line start is where feeding begins).
+    const whole = mask.text(this.tail + text)
+    this.tail = ""
+    return whole
   }
 
   /** The body ended: returns what the end completes (an event no terminator closed). */
@@ -58,7 +90,8 @@ export abstract class TextFraming<Out> {
     const out: Array<Out> = []
     if (this.failure !== undefined || this.ended) return out
     this.ended = true
-    this.feed(this.utf8.decode(), out)
+    const text = this.utf8.decode()
+    this.feed(this.mask === undefined ? text : this.masked(text, this.mask), out)
     if (this.failure === undefined) this.flush(out)
     return out
   }

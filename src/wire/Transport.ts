@@ -23,6 +23,7 @@ import * as Stream from "effect/Stream"
 import * as LlmError from "../LlmError.js"
 import * as StreamChunk from "../StreamChunk.js"
 import * as HandoffModule from "../internal/handoff.js"
+import * as Redact from "../internal/redact.js"
 import * as Timeouts from "../internal/timeouts.js"
 import * as Unwrap from "../internal/unwrap.js"
 import type * as ChunkDecoder from "./ChunkDecoder.js"
@@ -57,6 +58,35 @@ export interface TimeoutOptions {
 export const defaultHeadersTimeout: Duration.Duration = Duration.seconds(60)
 /** Default longest silence between body reads. */
 export const defaultIdleTimeout: Duration.Duration = Duration.seconds(300)
+/**
+ * Default longest time for a whole response: 30 minutes. Keep-alives rightly hold the idle limit
+ * off, so without a total a server that sends nothing else would hold a stream open forever.
+ * `Duration.infinity` turns it off.
+ */
+export const defaultTotalTimeout: Duration.Duration = Duration.minutes(30)
+
+/**
+ * The most of a body kept when it is not a stream (an error status, a JSON document, an HTML page):
+ * 1 MiB. The rest is not read; the connection is closed and the error says the body was cut.
+ */
+export const maxDocumentBytes = 1024 * 1024
+
+/** How a provider's stream is recognized, whatever content type the server put on it. */
+export interface StreamType {
+  /** The content type it comes with (lower case, no parameters): `text/event-stream`. */
+  readonly contentType: string
+  /**
+   * The characters a body of this type can begin with (after whitespace and a BOM): `"deir:"` for
+   * SSE (`data:`, `event:`, `id:`, `retry:`, a comment), `"{"` for NDJSON.
+   */
+  readonly starts: string
+}
+
+/** Server-sent events. */
+export const sse: StreamType = { contentType: "text/event-stream", starts: "deir:" }
+
+/** Newline-delimited JSON. */
+export const ndjson: StreamType = { contentType: "application/x-ndjson", starts: "{" }
 
 /** What the transport needs from a provider for one request. */
 export interface Request<Ev> {
@@ -64,13 +94,19 @@ export interface Request<Ev> {
   readonly url: string
   readonly headers: Readonly<Record<string, string>>
   readonly body: unknown
-  /** A fresh framer per attempt. */
-  readonly framer: () => Framer<Ev>
+  /**
+   * The credentials sent with the request, masked by value in everything the server sends back.
+   * The values of the key headers (`authorization`, `api-key`, `x-api-key`, `x-goog-api-key`) are
+   * added on their own.
+   */
+  readonly secrets?: ReadonlyArray<string> | undefined
+  /** A fresh framer per attempt, masking `secrets` in the text it frames. */
+  readonly framer: (secrets: ReadonlyArray<string>) => Framer<Ev>
   /** A fresh decoder per attempt. */
   readonly decoder: () => ChunkDecoder.ChunkDecoder<Ev>
   /**
    * Maps an error response to error data; the transport adds retry facts. `status` is undefined when
-   * the error came as the JSON body of a successful response (see {@link Request.streamContentType}).
+   * the error came as the JSON body of a successful response (see {@link Request.streamType}).
    */
   readonly errorFromResponse: (
     status: number | undefined,
@@ -80,20 +116,24 @@ export interface Request<Ev> {
   readonly retry?: Retry.Options | undefined
   readonly timeouts?: TimeoutOptions | undefined
   /**
-   * The content type a stream comes with (`text/event-stream`). A 2xx response that is a JSON
-   * document instead (a proxy's error, a host that ignored `stream: true`) is read whole: an
-   * `{"error": …}` body becomes that error, anything else a `protocol` error — never an empty answer.
+   * How the stream is recognized. A 2xx body that is not one — a JSON document (a proxy's error, a
+   * host that ignored `stream: true`), an HTML page, text — is read as a document (at most
+   * {@link maxDocumentBytes}): a JSON error becomes that error, anything else a `protocol` error,
+   * never an empty answer. Without it every 2xx body is framed as a stream.
    */
-  readonly streamContentType?: string | undefined
+  readonly streamType?: StreamType | undefined
 }
 
 const requestIdHeaders = ["x-request-id", "request-id", "x-amzn-requestid", "x-goog-request-id", "x-generation-id"]
+
+/** The longest request id kept: a header is the server's to fill. */
+const maxRequestIdChars = 256
 
 /** The provider's request id, from whichever header it uses. */
 export const requestIdOf = (headers: Readonly<Record<string, string>>): string | undefined => {
   for (const name of requestIdHeaders) {
     const v = headers[name]
-    if (v !== undefined && v !== "") return v
+    if (v !== undefined && v !== "") return v.length > maxRequestIdChars ? v.slice(0, maxRequestIdChars) + "…" : v
   }
   return undefined
 }
@@ -104,22 +144,34 @@ const timeoutError = (provider: string, what: string, d: Duration.DurationInput)
 /** What an attempt hands its consumer: the chunks decoded from one network read. */
 type Handoff = HandoffModule.Handoff<Chunk.Chunk<StreamChunk.StreamChunk>, LlmError.LlmError>
 
+/** Masks the credentials in an error's every field (see `internal/redact.ts`). */
+const maskInfo = (mask: Redact.Masker, info: LlmError.ErrorInfo): LlmError.ErrorInfo =>
+  mask.deep(info) as LlmError.ErrorInfo
+
 /** Frames and decodes a body one network read at a time (no Effect per event). */
-const bodyDecoder = <Ev>(req: Request<Ev>) => {
-  const framer = req.framer()
+const bodyDecoder = <Ev>(req: Request<Ev>, secrets: ReadonlyArray<string>, mask: Redact.Masker | undefined) => {
+  const framer = req.framer(secrets)
   const decoder = req.decoder()
   let broken = false
   const frame = (events: Array<Ev>, out: Array<StreamChunk.StreamChunk>): void => {
+    const from = out.length
     for (let i = 0; i < events.length; i++) decoder.push(events[i], out)
     if (framer.error !== undefined && !broken) {
       broken = true
       out.push(StreamChunk.error({ ...framer.error, provider: req.provider }))
     }
+    // The text was masked before framing; an error may still quote what only JSON decoding revealed.
+    if (mask !== undefined) {
+      for (let i = from; i < out.length; i++) {
+        const c = out[i]
+        if (c.type === "error") out[i] = StreamChunk.error(maskInfo(mask, c.error))
+      }
+    }
   }
   return {
     /** Set once the framing broke: the error chunk has been emitted and nothing more will be. */
     broken: () => broken,
-    read: (reads: Chunk.Chunk<Uint8Array>): Array<StreamChunk.StreamChunk> => {
+    read: (reads: Iterable<Uint8Array>): Array<StreamChunk.StreamChunk> => {
       const out: Array<StreamChunk.StreamChunk> = []
       for (const bytes of reads) {
         if (broken) break
@@ -137,59 +189,158 @@ const bodyDecoder = <Ev>(req: Request<Ev>) => {
   }
 }
 
-/** A whole (non-stream) body, read within the idle limit. */
-const wholeBody = <Ev>(req: Request<Ev>, response: Http.Response): Effect.Effect<string, LlmError.LlmError> => {
-  const idle = req.timeouts?.idle ?? defaultIdleTimeout
-  return response.text.pipe(Effect.timeoutFail({
-    duration: idle,
-    onTimeout: () => timeoutError(req.provider, "The response body did not arrive in time", idle)
-  }))
+/** Takes the body's next reads: `undefined` once it ended. */
+type Pull = Effect.Effect<Chunk.Chunk<Uint8Array> | undefined, LlmError.LlmError>
+
+/** A body read whole but bounded: its text (at most {@link maxDocumentBytes}, masked) and whether it was cut. */
+interface Document {
+  readonly text: string
+  readonly cut: boolean
 }
 
-/** Maps a non-2xx response to its error, with the retry facts the transport adds. */
-const statusError = <Ev>(req: Request<Ev>, response: Http.Response): Effect.Effect<never, LlmError.LlmError> =>
+/**
+ * Reads a body that is not a stream, keeping at most {@link maxDocumentBytes}: past that nothing more
+ * is read (closing the attempt closes the connection). A connection that fails midway keeps what
+ * arrived. Every read restarts the idle limit.
+ */
+const readDocument = (
+  pull: Pull,
+  handoff: Handoff,
+  held: Array<Uint8Array>,
+  ended: boolean,
+  mask: Redact.Masker | undefined
+): Effect.Effect<Document> =>
   Effect.gen(function*() {
-    const text = yield* wholeBody(req, response).pipe(Effect.orElseSucceed(() => ""))
-    const now = yield* Clock.currentTimeMillis
-    const retryAfterMs = Retry.retryAfterMs(response.headers, now)
-    const info = req.errorFromResponse(response.status, text, {
-      requestId: requestIdOf(response.headers),
-      retryAfterMs
-    })
-    const retryable = Retry.shouldRetryHeader(response.headers) ??
-      (info.code !== "quota" && HttpStatus.isRetryableStatus(response.status))
-    return yield* Effect.fail(LlmError.fromInfo({ ...info, status: response.status, retryable }))
-  })
-
-/** A 2xx answer that is a JSON document where a stream was expected: its error, or a protocol error. */
-const documentError = <Ev>(req: Request<Ev>, response: Http.Response): Effect.Effect<never, LlmError.LlmError> =>
-  Effect.gen(function*() {
-    const text = yield* wholeBody(req, response)
-    let parsed: unknown = undefined
-    try {
-      parsed = JSON.parse(text)
-    } catch {
-      // not even JSON: reported below as a protocol error, with the text as details
+    let size = 0
+    for (const b of held) size += b.length
+    while (!ended && size <= maxDocumentBytes) {
+      const next = yield* Effect.either(pull)
+      handoff.touch()
+      if (Either.isLeft(next) || next.right === undefined) break
+      for (const b of next.right) {
+        held.push(b)
+        size += b.length
+      }
     }
-    const extras = { requestId: requestIdOf(response.headers), retryAfterMs: undefined }
-    const info = typeof parsed === "object" && parsed !== null && "error" in parsed
-      ? req.errorFromResponse(undefined, text, extras)
-      : LlmError.info({
-        code: "protocol",
-        message: `Expected a stream (${req.streamContentType}), got a ${response.headers["content-type"]} document`,
-        provider: req.provider,
-        requestId: extras.requestId,
-        retryable: false,
-        details: text
-      })
-    return yield* Effect.fail(LlmError.fromInfo({ ...info, status: response.status }))
+    const bytes = new Uint8Array(Math.min(size, maxDocumentBytes))
+    let at = 0
+    for (const b of held) {
+      if (at >= bytes.length) break
+      const part = b.subarray(0, bytes.length - at)
+      bytes.set(part, at)
+      at += part.length
+    }
+    // Streaming mode leaves out a character cut in half at the limit.
+    const text = new TextDecoder().decode(bytes, { stream: size > maxDocumentBytes })
+    return { text: mask === undefined ? text : mask.text(text), cut: size > maxDocumentBytes }
   })
 
-/** Whether a response is a JSON document where the request expected a stream. */
-const isDocumentInsteadOfStream = <Ev>(req: Request<Ev>, response: Http.Response): boolean => {
-  const type = response.headers["content-type"]
-  return req.streamContentType !== undefined && type !== undefined &&
-    type.startsWith("application/json") && !type.startsWith(req.streamContentType)
+/** What an error says about a body it quotes that was cut. */
+const cutNote = (document: Document): string => (document.cut ? ` (the response body was cut at ${maxDocumentBytes} bytes)` : "")
+
+/** Maps a non-2xx response to its error, with the retry facts the transport adds. */
+const statusError = <Ev>(
+  req: Request<Ev>,
+  status: number,
+  headers: Readonly<Record<string, string>>,
+  document: Document
+): Effect.Effect<never, LlmError.LlmError> =>
+  Effect.flatMap(Clock.currentTimeMillis, (now) => {
+    const retryAfterMs = Retry.retryAfterMs(headers, now)
+    const info = req.errorFromResponse(status, document.text, { requestId: requestIdOf(headers), retryAfterMs })
+    const retryable = Retry.shouldRetryHeader(headers) ?? (info.code !== "quota" && HttpStatus.isRetryableStatus(status))
+    return Effect.fail(LlmError.fromInfo({ ...info, message: info.message + cutNote(document), status, retryable }))
+  })
+
+/** Whether a parsed body reads as an error: `{"error": …}`, `{"type": "error"}` or an RFC 9457 problem. */
+const isErrorDocument = (parsed: unknown): boolean => {
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return false
+  const o = parsed as { readonly error?: unknown; readonly type?: unknown; readonly status?: unknown }
+  if (o.error !== undefined && o.error !== null && o.error !== false) return true
+  if (o.type === "error") return true
+  return typeof o.status === "number" && o.status >= 400 && o.status <= 599
+}
+
+/** What a 2xx body that is not a stream is: a JSON error becomes that error, anything else a protocol error. */
+const documentError = <Ev>(
+  req: Request<Ev>,
+  status: number,
+  headers: Readonly<Record<string, string>>,
+  kind: "document" | "html",
+  document: Document
+): Effect.Effect<never, LlmError.LlmError> => {
+  let parsed: unknown = undefined
+  if (kind === "document") {
+    try {
+      parsed = JSON.parse(document.text)
+    } catch {
+      // not JSON: a protocol error below, quoting the text
+    }
+  }
+  const requestId = requestIdOf(headers)
+  const expected = req.streamType?.contentType ?? "a stream"
+  const got = kind === "html" ? "an HTML page" : `a ${headers["content-type"] ?? "untyped"} document`
+  const info = isErrorDocument(parsed)
+    ? req.errorFromResponse(undefined, document.text, { requestId, retryAfterMs: undefined })
+    : LlmError.info({
+      code: "protocol",
+      message: `Expected a stream (${expected}), got ${got}`,
+      provider: req.provider,
+      requestId,
+      retryable: false,
+      details: document.text
+    })
+  return Effect.fail(LlmError.fromInfo({ ...info, message: info.message + cutNote(document), status }))
+}
+
+/** A 2xx body by its label alone: an HTML page, or one to tell by its first characters. */
+const labelled = (type: StreamType | undefined, contentType: string | undefined): "stream" | "html" | "sniff" => {
+  if (type === undefined) return "stream"
+  const label = (contentType ?? "").split(";")[0].trim().toLowerCase()
+  return label === "text/html" || label === "application/xhtml+xml" ? "html" : "sniff"
+}
+
+/** The first byte that is not whitespace or a BOM, if any. */
+const firstSignificant = (reads: ReadonlyArray<Uint8Array>): number | undefined => {
+  let bom = 0
+  for (const bytes of reads) {
+    for (let i = 0; i < bytes.length; i++) {
+      const b = bytes[i]
+      if (bom < 3 && b === [0xef, 0xbb, 0xbf][bom]) {
+        bom++
+        continue
+      }
+      bom = 3
+      if (b !== 0x20 && b !== 0x09 && b !== 0x0a && b !== 0x0d) return b
+    }
+  }
+  return undefined
+}
+
+/** Leading whitespace read while looking for a body's first character, at most; past it the body is framed as it is. */
+const maxSniffBytes = 64 * 1024
+
+/**
+ * What a 2xx body is, by its first character: an HTML page (`<`) never passes for a stream whatever
+ * its label or what it quotes; a body that begins as the stream does is one; a JSON body (`{`, `[`)
+ * that is not is a document; anything else is what its label says.
+ */
+const sniffed = (type: StreamType, contentType: string | undefined, first: number | undefined): "stream" | "document" | "html" => {
+  if (first === undefined) return "stream" // an empty body: the decoder reports it truncated
+  const c = String.fromCharCode(first)
+  if (c === "<") return "html"
+  if (type.starts.includes(c)) return "stream"
+  if (c === "{" || c === "[") return "document"
+  const label = (contentType ?? "").split(";")[0].trim().toLowerCase()
+  return label === type.contentType ? "stream" : "document"
+}
+
+/** Response headers with the credentials masked: a server may echo the key in any of them. */
+const maskHeaders = (headers: Readonly<Record<string, string>>, mask: Redact.Masker | undefined) => {
+  if (mask === undefined) return headers
+  const out: Record<string, string> = {}
+  for (const [k, v] of Object.entries(headers)) out[k] = mask.text(v)
+  return out
 }
 
 /**
@@ -197,27 +348,58 @@ const isDocumentInsteadOfStream = <Ev>(req: Request<Ev>, response: Http.Response
  * body, framed and decoded as each network read arrives and handed over to the consumer (a failure
  * too). Reading with `Channel.toPull` costs less per read than running the body stream into a sink.
  */
-const produce = <Ev>(req: Request<Ev>, handoff: Handoff): Effect.Effect<void, never, Http.Client> =>
+const produce = <Ev>(
+  req: Request<Ev>,
+  secrets: ReadonlyArray<string>,
+  mask: Redact.Masker | undefined,
+  handoff: Handoff
+): Effect.Effect<void, never, Http.Client> =>
   Effect.gen(function*() {
-    const response = yield* Http.postJson({ url: req.url, headers: req.headers, body: req.body, provider: req.provider })
-    if (response.status < 200 || response.status >= 300) {
-      handoff.endFirst()
-      return yield* statusError(req, response)
-    }
-    if (isDocumentInsteadOfStream(req, response)) {
-      handoff.endFirst()
-      return yield* documentError(req, response)
-    }
+    const response = yield* Http.postJson({ url: req.url, headers: req.headers, body: req.body, provider: req.provider, mask })
     handoff.startIdle()
-    const pull = yield* Channel.toPull(Stream.toChannel(response.body))
-    const decode = bodyDecoder(req)
+    const headers = maskHeaders(response.headers, mask)
+    const toPull = yield* Channel.toPull(Stream.toChannel(response.body))
+    const pull: Pull = Effect.map(toPull, (next) => (Either.isRight(next) ? next.right : undefined))
+    if (response.status < 200 || response.status >= 300) {
+      return yield* statusError(req, response.status, headers, yield* readDocument(pull, handoff, [], false, mask))
+    }
+    // Until the first character shows what the body is, its reads are held.
+    const held: Array<Uint8Array> = []
+    let ended = false
+    let kind: "stream" | "document" | "html" | "sniff" = labelled(req.streamType, headers["content-type"])
+    if (kind === "sniff" && req.streamType !== undefined) {
+      let first: number | undefined = undefined
+      let size = 0
+      while (first === undefined && !ended && size < maxSniffBytes) {
+        const next = yield* pull
+        handoff.touch()
+        if (next === undefined) ended = true
+        else {
+          for (const b of next) {
+            held.push(b)
+            size += b.length
+          }
+          first = firstSignificant(held)
+        }
+      }
+      kind = sniffed(req.streamType, headers["content-type"], first)
+    }
+    if (kind === "document" || kind === "html") {
+      return yield* documentError(req, response.status, headers, kind, yield* readDocument(pull, handoff, held, ended, mask))
+    }
+    const decode = bodyDecoder(req, secrets, mask)
+    let next: Chunk.Chunk<Uint8Array> | undefined = Chunk.unsafeFromArray(held)
     while (!decode.broken()) {
-      const next = yield* pull
-      const out = Either.isRight(next) ? decode.read(next.right) : decode.end()
+      const out = next !== undefined ? decode.read(next) : decode.end()
       // A read that decodes to nothing (a keep-alive) still shows the server is alive.
       if (out.length > 0) yield* handoff.offer(Chunk.unsafeFromArray(out))
       else handoff.touch()
-      if (Either.isLeft(next)) break
+      if (next === undefined || ended) break
+      next = yield* pull
+    }
+    if (ended && !decode.broken()) {
+      const out = decode.end()
+      if (out.length > 0) yield* handoff.offer(Chunk.unsafeFromArray(out))
     }
     handoff.end()
   }).pipe(
@@ -241,7 +423,11 @@ interface Started {
  * attempt never shows the consumer two beginnings. A retryable failure or in-band error before that
  * point fails (and closes this attempt's connection) so the caller can retry.
  */
-const start = <Ev>(req: Request<Ev>): Effect.Effect<Started, LlmError.LlmError, Http.Client | Scope.Scope> =>
+const start = <Ev>(
+  req: Request<Ev>,
+  secrets: ReadonlyArray<string>,
+  mask: Redact.Masker | undefined
+): Effect.Effect<Started, LlmError.LlmError, Http.Client | Scope.Scope> =>
   Effect.gen(function*() {
     const scope = yield* Scope.fork(yield* Effect.scope, ExecutionStrategy.sequential)
     const headers = Duration.decode(req.timeouts?.headers ?? defaultHeadersTimeout)
@@ -252,7 +438,7 @@ const start = <Ev>(req: Request<Ev>): Effect.Effect<Started, LlmError.LlmError, 
       idle,
       onIdle: () => timeoutError(req.provider, "No data from the server (idle timeout)", idle)
     })
-    const producer = yield* Effect.forkIn(produce(req, handoff), scope)
+    const producer = yield* Effect.forkIn(produce(req, secrets, mask, handoff), scope)
     yield* Effect.forkIn(handoff.watch(producer), scope)
     // Closes this attempt's connection before a retry opens the next one.
     const giveUp = (error: LlmError.LlmError) => Effect.zipRight(Scope.close(scope, Exit.void), Effect.fail(error))
@@ -286,11 +472,17 @@ const toStream = ({ held, rest }: Started): Stream.Stream<StreamChunk.StreamChun
 export const streamWith = <Ev>(
   client: Http.Client,
   req: Request<Ev>
-): Stream.Stream<StreamChunk.StreamChunk, LlmError.LlmError> =>
-  Unwrap.unwrapScoped(
-    start(req).pipe(
+): Stream.Stream<StreamChunk.StreamChunk, LlmError.LlmError> => {
+  const secrets = [...(req.secrets ?? []), ...Http.secretsOf(req.headers)]
+  const mask = Redact.make(secrets)
+  const stream = Unwrap.unwrapScoped(
+    start(req, secrets, mask).pipe(
       Effect.retry({ schedule: Retry.policy(req.retry), while: (e) => e.retryable }),
       Effect.provideService(Http.Client, client),
       Effect.map(toStream)
     )
-  ).pipe(Timeouts.apply({ total: req.timeouts?.total }, req.provider))
+  ).pipe(Timeouts.apply({ total: req.timeouts?.total ?? defaultTotalTimeout }, req.provider))
+  return mask === undefined
+    ? stream
+    : Stream.mapError(stream, (e) => LlmError.fromInfo(maskInfo(mask, LlmError.toInfo(e))))
+}

@@ -2,6 +2,7 @@ import * as fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import type * as LlmError from "../../src/LlmError.js"
 import * as Sse from "../../src/wire/Sse.js"
+import { lineCost } from "../../src/wire/TextFraming.js"
 import { splitAnywhere } from "../support/split.js"
 
 const encoder = new TextEncoder()
@@ -240,21 +241,31 @@ describe("Sse.Decoder", () => {
       expect(error?.message).toBe("An SSE event exceeded the 64 bytes limit")
     })
 
-    it("counts the whole pending data buffer, not only the current line", () => {
+    it("counts the whole pending data buffer, each line at its characters plus lineCost", () => {
       const line = "data: 0123456789\n"
-      expect(decodeReads([line + "\n"], { maxEventBytes: 20 })).toStrictEqual({
+      // One line holds 10 characters + lineCost (42); the blank line that ends the event adds nothing.
+      expect(decodeReads([line + "\n"], { maxEventBytes: 10 + lineCost })).toStrictEqual({
         events: [message("0123456789")],
         error: undefined
       })
-      const { events, error } = decodeReads([line + line + "\n"], { maxEventBytes: 20 })
-      expect(events).toStrictEqual([])
-      expect(error?.code).toBe("protocol")
-      // Three lines: 10 + 1 + 10 characters pending when the third (16 characters) is read.
+      expect(decodeReads([line + "\n"], { maxEventBytes: 10 + lineCost - 1 }).error?.code).toBe("protocol")
+      // Three lines: 42 + 43 + 43 = 128 held by the end of the event.
       const three = line + line + line + "\n"
-      expect(decodeReads([three], { maxEventBytes: 37 }).events).toStrictEqual([
+      expect(decodeReads([three], { maxEventBytes: 128 }).events).toStrictEqual([
         message("0123456789\n0123456789\n0123456789")
       ])
-      expect(decodeReads([three], { maxEventBytes: 36 }).error?.code).toBe("protocol")
+      const { events, error } = decodeReads([three], { maxEventBytes: 127 })
+      expect(events).toStrictEqual([])
+      expect(error?.message).toBe("An SSE event exceeded the 127 bytes limit")
+    })
+
+    it("bounds an event of empty data lines by their count, not only their characters", () => {
+      // 100,000 empty lines are 100,000 characters but 3.3 MB of held lines: over a 1 MiB cap.
+      const decoder = new Sse.Decoder({ maxEventBytes: 1024 * 1024 })
+      const body = utf8("data:\n".repeat(100_000) + "\n")
+      expect(decoder.push(body)).toStrictEqual([])
+      expect(decoder.error?.message).toBe("An SSE event exceeded the 1 MiB limit")
+      expect(decoder.end()).toStrictEqual([])
     })
 
     it("catches an endless line before it ends", () => {

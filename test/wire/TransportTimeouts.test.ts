@@ -101,4 +101,43 @@ describe("Transport timeouts", () => {
         StreamChunk.finish("stop", "stop")
       ])
     }).pipe(Effect.provide(Replay.layer({ body: "m\nt:a\nt:b\nf:stop\n", split: { at: [2, 6, 10] } }))))
+
+  // A server that sends only keep-alives would hold the stream forever: the default total limit ends it.
+  const keepAlivesOnly = Replay.layer({
+    body: ["m\nt:hi\n", ...Array.from({ length: 40 }, () => ":\n")].map((s) => encoder.encode(s)),
+    pace: [Duration.zero, ...Array.from({ length: 40 }, () => Duration.seconds(60))]
+  })
+
+  it.effect("keep-alives alone end at the default total limit, exactly 30 minutes in", () =>
+    Effect.gen(function*() {
+      expect(Duration.toMillis(Transport.defaultTotalTimeout)).toBe(30 * 60_000)
+      const fiber = yield* Effect.fork(collect(timed({ idle: "90 seconds" })))
+      yield* awaitSleepUntil(30 * 60_000)
+      yield* TestClock.adjust("1799999 millis")
+      yield* settle()
+      expect(fiber.unsafePoll()).toBeNull()
+      yield* TestClock.adjust("1 millis")
+      expect(yield* Fiber.join(fiber)).toStrictEqual([
+        StreamChunk.metadata("toy", "toy-1"),
+        StreamChunk.textDelta("hi"),
+        StreamChunk.error(LlmError.info({
+          code: "timeout",
+          message: "Total timeout: the stream took longer than 30m",
+          provider: "toy"
+        }))
+      ])
+    }).pipe(Effect.provide(keepAlivesOnly)))
+
+  it.effect("total: Duration.infinity turns the total limit off", () =>
+    Effect.gen(function*() {
+      const fiber = yield* Effect.fork(collect(timed({ idle: "90 seconds", total: Duration.infinity })))
+      yield* awaitSleepUntil(60_000)
+      yield* TestClock.adjust("41 minutes")
+      const chunks = yield* Fiber.join(fiber)
+      expect(chunks).toStrictEqual([
+        StreamChunk.metadata("toy", "toy-1"),
+        StreamChunk.textDelta("hi"),
+        StreamChunk.error(StreamChunk.truncatedError("toy"))
+      ])
+    }).pipe(Effect.provide(keepAlivesOnly)))
 })

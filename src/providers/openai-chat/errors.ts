@@ -84,6 +84,9 @@ const parseText = (text: string): unknown => {
 interface ErrorFields extends Wire.ErrorObject {
   readonly status?: number
   readonly status_code?: number
+  /** RFC 9457 problem details (`application/problem+json`), which proxies and gateways send. */
+  readonly detail?: string
+  readonly title?: string
 }
 
 /** The object holding `message`/`type`/`code`: nested under `error`, or the body itself. */
@@ -107,6 +110,10 @@ const messageOf = (
 ): string => {
   const raw = Wire.isNonEmptyString(error?.message)
     ? error.message
+    : Wire.isNonEmptyString(error?.detail)
+    ? error.detail
+    : Wire.isNonEmptyString(error?.title)
+    ? error.title
     : Wire.isNonEmptyString(body) && error === undefined
     ? body.trim()
     : status !== undefined

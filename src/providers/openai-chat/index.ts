@@ -58,8 +58,8 @@ export const make = (options: Options): Effect.Effect<LanguageModel.Service, nev
           ...options.headers,
           ...request.headers
         }
-        if (options.apiKey !== undefined) {
-          const key = Redacted.value(options.apiKey)
+        const key = options.apiKey === undefined ? undefined : Redacted.value(options.apiKey)
+        if (key !== undefined) {
           if (preset.authHeader === "api-key") headers["api-key"] = key
           else headers.authorization = `Bearer ${key}`
         }
@@ -72,10 +72,11 @@ export const make = (options: Options): Effect.Effect<LanguageModel.Service, nev
             maxTokensField: preset.maxTokensField,
             includeUsage: preset.includeUsage
           }),
-          framer: () => new Sse.Decoder(options.maxEventBytes === undefined ? undefined : { maxEventBytes: options.maxEventBytes }),
+          secrets: key === undefined ? [] : [key],
+          framer: (secrets) => new Sse.Decoder({ maxEventBytes: options.maxEventBytes, secrets }),
           decoder: () => Decode.make({ provider }),
           errorFromResponse: (status, body, extras) => Errors.fromBody(status, parseBody(body), provider, extras),
-          streamContentType: "text/event-stream",
+          streamType: Transport.sse,
           retry: options.retry,
           timeouts: options.timeouts
         })

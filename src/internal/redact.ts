@@ -1,0 +1,116 @@
+/**
+ * Masking of the configured credentials by value. The key-shaped patterns of `LlmError.scrub` catch
+ * keys we do not know (a proxy echoing someone's key); this catches the ones we do, whatever their
+ * shape (Azure keys have no prefix), in the forms a server can echo them back: as sent, upper- or
+ * lower-cased, URL-encoded, Base64 (HTTP Basic), JSON-escaped.
+ *
+ * The transport masks what the server sends before anything reads it (response headers, error
+ * bodies, the text of every stream read), so a later excerpt or size cap can never cut a key in half
+ * and keep one half. Error chunks are masked once more on the way out, where a key that arrived in a
+ * form only JSON decoding reveals (`\u` escapes) may have been cut: there a trailing prefix of a key
+ * is masked too.
+ *
+ * @since 0.1.0
+ */
+
+/** What replaces a masked credential. */
+export const placeholder = "[redacted]"
+
+/** Credentials shorter than this are not masked: a short test value would mask ordinary words. */
+export const minSecretLength = 8
+
+/** Masks the configured credentials in text and in plain data. */
+export interface Masker {
+  /** `text` with every occurrence of a credential form replaced by {@link placeholder}. */
+  readonly text: (text: string) => string
+  /**
+   * Like {@link Masker.text}, and a prefix (at least {@link minSecretLength} characters) of a
+   * credential that ends the text or stands before an ellipsis is masked too: what a cut left.
+   */
+  readonly cut: (text: string) => string
+  /** A copy of plain data (JSON-like) with {@link Masker.cut} applied to every string in it. */
+  readonly deep: (value: unknown) => unknown
+  /** The longest form of any credential, in characters. */
+  readonly longest: number
+}
+
+const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+
+const base64 = (s: string): string => {
+  const bytes = new TextEncoder().encode(s)
+  let binary = ""
+  for (let i = 0; i < bytes.length; i++) binary += String.fromCharCode(bytes[i])
+  return btoa(binary)
+}
+
+/** Every form in which a server may echo `secret` back. */
+const formsOf = (secret: string): Array<string> => {
+  const b64 = base64(secret)
+  const forms = [
+    secret,
+    encodeURIComponent(secret),
+    encodeURIComponent(encodeURIComponent(secret)),
+    b64,
+    b64.replace(/=+$/, ""),
+    b64.replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, ""),
+    JSON.stringify(secret).slice(1, -1)
+  ]
+  return forms.filter((f) => f.length >= minSecretLength)
+}
+
+/** The longest cut a deep copy follows, in levels: what we mask is our own, bounded data. */
+const maxDepth = 64
+
+/** A masker for the given credentials; `undefined` when none is long enough to mask. */
+export const make = (secrets: Iterable<string>): Masker | undefined => {
+  const forms = new Set<string>()
+  for (const s of secrets) if (s.length >= minSecretLength) for (const f of formsOf(s)) forms.add(f)
+  if (forms.size === 0) return undefined
+  // Longest first, so a form that contains another is masked whole.
+  const sorted = [...forms].sort((a, b) => b.length - a.length)
+  const lowered = sorted.map((f) => f.toLowerCase())
+  const pattern = new RegExp(sorted.map(escapeRegExp).join("|"), "gi")
+  const text = (s: string): string => {
+    pattern.lastIndex = 0
+    if (!pattern.test(s)) return s
+    pattern.lastIndex = 0
+    return s.replace(pattern, placeholder)
+  }
+  /** Masks the longest credential prefix ending at `end`, if it has at least `minSecretLength` characters. */
+  const prefixBefore = (s: string, lower: string, end: number): string => {
+    for (const form of lowered) {
+      for (let k = Math.min(form.length, end); k >= minSecretLength; k--) {
+        if (lower.startsWith(form.slice(0, k), end - k)) return s.slice(0, end - k) + placeholder + s.slice(end)
+      }
+    }
+    return s
+  }
+  const cut = (input: string): string => {
+    let s = text(input)
+    let lower = s.toLowerCase()
+    // Cut points: the end of the text, and every ellipsis a truncation leaves.
+    const ends: Array<number> = [s.length]
+    for (let i = lower.indexOf("…"); i !== -1; i = lower.indexOf("…", i + 1)) ends.push(i)
+    for (let i = lower.indexOf("..."); i !== -1; i = lower.indexOf("...", i + 3)) ends.push(i)
+    ends.sort((a, b) => b - a) // from the back, so earlier positions stay valid
+    for (const end of ends) {
+      const next = prefixBefore(s, lower, end)
+      if (next !== s) {
+        s = next
+        lower = s.toLowerCase()
+      }
+    }
+    return s
+  }
+  const deep = (value: unknown, depth = 0): unknown => {
+    if (typeof value === "string") return cut(value)
+    if (typeof value !== "object" || value === null || depth > maxDepth) return value
+    if (Array.isArray(value)) return value.map((v) => deep(v, depth + 1))
+    const out: Record<string, unknown> = {}
+    for (const [k, v] of Object.entries(value)) {
+      Object.defineProperty(out, cut(k), { value: deep(v, depth + 1), enumerable: true, writable: true, configurable: true })
+    }
+    return out
+  }
+  return { text, cut, deep: (v) => deep(v), longest: sorted[0].length }
+}

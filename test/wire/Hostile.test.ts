@@ -1,0 +1,365 @@
+/**
+ * The transport against a hostile server over real loopback HTTP, through the real `OpenAiChat`
+ * layer and `FetchHttpClient`: keys echoed back in every shape, redirects, huge bodies, lying
+ * content types, and our own event-loop lag. Every rule here lives in the transport, so it holds
+ * for every provider built on it.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import * as Effect from "effect/Effect"
+import * as Redacted from "effect/Redacted"
+import * as Schedule from "effect/Schedule"
+import * as Stream from "effect/Stream"
+import type * as http from "node:http"
+import * as LanguageModel from "../../src/LanguageModel.js"
+import * as OpenAiChat from "../../src/providers/openai-chat/index.js"
+import * as Response from "../../src/Response.js"
+import * as StreamChunk from "../../src/StreamChunk.js"
+import * as Transport from "../../src/wire/Transport.js"
+import { chatBody, type Handler, type Hostile, make, writeMany } from "../support/hostile.js"
+
+const openAiKey = "sk-proj-Zx9Qw8Er7Ty6Ui5Op4As3Df2Gh1Jk0LmNbVcXz"
+/** Azure keys have no prefix a pattern could know. */
+const azureKey = "8c1f0e2d3b4a59687a6b5c4d3e2f1a0b"
+
+/** Whether any 8 consecutive characters of `key` appear in `text`, in any letter case. */
+const leaks = (text: string, key: string): boolean => {
+  const lower = text.toLowerCase()
+  for (let i = 0; i + 8 <= key.length; i++) if (lower.includes(key.slice(i, i + 8).toLowerCase())) return true
+  return false
+}
+
+const layerFor = (server: Hostile, options?: Partial<OpenAiChat.Options>) =>
+  OpenAiChat.layer({
+    model: "m",
+    apiKey: Redacted.make(openAiKey),
+    baseUrl: `${server.url}/v1`,
+    retry: { times: 0 },
+    ...options
+  })
+
+/** Every chunk of one response from `server`. */
+const chunksFrom = (server: Hostile, options?: Partial<OpenAiChat.Options>) =>
+  LanguageModel.stream("hi").pipe(
+    Stream.runCollect,
+    Effect.map((c) => [...c]),
+    Effect.provide(layerFor(server, options)),
+    Effect.provide(FetchHttpClient.layer)
+  )
+
+/** The terminal chunk, which must be the only one. */
+const terminalOf = (chunks: ReadonlyArray<StreamChunk.StreamChunk>) => {
+  expect(chunks.filter(StreamChunk.isTerminal).length).toBe(1)
+  return chunks[chunks.length - 1]
+}
+
+const errorOf = (chunks: ReadonlyArray<StreamChunk.StreamChunk>) => {
+  const last = terminalOf(chunks)
+  if (last.type !== "error") throw new Error(`expected an error chunk, got ${JSON.stringify(last)}`)
+  return last.error
+}
+
+const json = (res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
+  res.writeHead(status, { "content-type": "application/json", ...headers })
+  res.end(JSON.stringify(body))
+}
+
+const sse = (res: http.ServerResponse, body: string, headers: Record<string, string> = {}) => {
+  res.writeHead(200, { "content-type": "text/event-stream", ...headers })
+  res.end(body)
+}
+
+const serve = (handler: Handler) => make(handler)
+
+describe("secrets: the configured key is masked by value everywhere", () => {
+  it.live("echoed in a request id, URL-encoded, after an underscore and upper-cased: none survives", () =>
+    Effect.gen(function*() {
+      const server = yield* serve((_req, res) =>
+        json(res, 401, {
+          error: {
+            message: `bad key Bearer%20${openAiKey}, _${openAiKey}, ${openAiKey.toUpperCase()}`,
+            code: "invalid_api_key"
+          }
+        }, { "x-request-id": openAiKey })
+      )
+      const chunks = yield* chunksFrom(server)
+      expect(errorOf(chunks)).toStrictEqual({
+        code: "authentication",
+        message: "bad key [redacted], _[redacted], [redacted]",
+        status: 401,
+        retryable: false,
+        provider: "openai",
+        requestId: "[redacted]",
+        details: {
+          error: { message: "bad key [redacted], _[redacted], [redacted]", code: "invalid_api_key" }
+        }
+      })
+      expect(leaks(JSON.stringify(chunks), openAiKey)).toBe(false)
+    }).pipe(Effect.scoped))
+
+  it.live("an Azure key (no known prefix) echoed in an error body is masked", () =>
+    Effect.gen(function*() {
+      const server = yield* serve((_req, res) =>
+        json(res, 400, { error: { message: `Access denied for key ${azureKey}`, code: "bad_request" } })
+      )
+      const chunks = yield* chunksFrom(server, { preset: "azure", apiKey: Redacted.make(azureKey) })
+      expect(server.requests[0].headers["api-key"]).toBe(azureKey)
+      expect(errorOf(chunks).message).toBe("Access denied for key [redacted]")
+      expect(leaks(JSON.stringify(chunks), azureKey)).toBe(false)
+    }).pipe(Effect.scoped))
+
+  it.live("a key cut in half by the excerpt of a malformed event leaves no half behind", () =>
+    Effect.gen(function*() {
+      // The excerpt keeps 200 characters: the key starts at 180, so a cut would keep its first 20.
+      const bad = `{"oops": "${"x".repeat(170)}${openAiKey}${"y".repeat(100)}`
+      const server = yield* serve((_req, res) => sse(res, chatBody("Hi ") .split("data: [DONE]")[0] + `data: ${bad}\n\n`))
+      const chunks = yield* chunksFrom(server)
+      const error = errorOf(chunks)
+      expect(error.code).toBe("protocol")
+      expect(error.message.startsWith("The stream sent an event that is not a JSON object: ")).toBe(true)
+      expect(error.message).toContain("[redacted]")
+      expect(leaks(JSON.stringify(chunks), openAiKey)).toBe(false)
+    }).pipe(Effect.scoped))
+
+  it.live("a key the server hides behind JSON escapes in an in-band error, then cuts, is still masked", () =>
+    Effect.gen(function*() {
+      const escaped = [...openAiKey].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`).join("")
+      const server = yield* serve((_req, res) =>
+        sse(res, `data: {"error":{"message":"${"z".repeat(990)}${escaped}","type":"server_error"}}\n\n`)
+      )
+      const error = errorOf(yield* chunksFrom(server))
+      expect(error.code).toBe("server")
+      // The message is cut at 1,000 characters: 990 z's, then what is left of the key, masked.
+      expect(error.message).toBe("z".repeat(990) + "[redacted]…")
+      expect(leaks(JSON.stringify(error), openAiKey)).toBe(false)
+    }).pipe(Effect.scoped))
+
+  it.live("a key echoed in the answer itself, split across network reads, is masked in the text", () =>
+    Effect.gen(function*() {
+      const body = chatBody(`Your key is ${openAiKey} ok`)
+      const at = body.indexOf(openAiKey) + 10
+      const server = yield* serve((_req, res) => {
+        res.writeHead(200, { "content-type": "text/event-stream" })
+        res.write(body.slice(0, at))
+        setTimeout(() => res.end(body.slice(at)), 20)
+      })
+      const chunks = yield* chunksFrom(server)
+      const response = Response.fromChunks(chunks)
+      expect(response.text).toBe("Your key is [redacted] ok")
+      expect(response.finishReason).toBe("stop")
+    }).pipe(Effect.scoped))
+})
+
+describe("redirects: credentials only ever go to the configured origin", () => {
+  for (const status of [301, 302, 303, 307, 308]) {
+    it.live(`a ${status} to another origin is refused with a clear error; the other host sees nothing`, () =>
+      Effect.gen(function*() {
+        const other = yield* serve((_req, res) => sse(res, chatBody("stolen ")))
+        const server = yield* serve((_req, res) => {
+          res.writeHead(status, { location: `${other.url}/v1/chat/completions` })
+          res.end()
+        })
+        const chunks = yield* chunksFrom(server, { preset: "azure", apiKey: Redacted.make(azureKey) })
+        expect(errorOf(chunks)).toStrictEqual({
+          code: "invalid_request",
+          message: `The server redirected to another origin (${other.url}); the API key is only sent to ${server.url}. ` +
+            "If the endpoint moved, set baseUrl to the new location.",
+          status,
+          retryable: false,
+          provider: "azure"
+        })
+        expect(other.requests.length).toBe(0)
+      }).pipe(Effect.scoped))
+  }
+
+  it.live("a same-origin 307 and 302 are followed with the method, body and key kept", () =>
+    Effect.gen(function*() {
+      const server = yield* serve((req, res) => {
+        if (req.path === "/v1/chat/completions") {
+          res.writeHead(307, { location: "/v2/chat/completions" })
+          return res.end()
+        }
+        if (req.path === "/v2/chat/completions") {
+          res.writeHead(302, { location: `/v3/chat/completions` })
+          return res.end()
+        }
+        sse(res, chatBody("Hello world"))
+      })
+      const chunks = yield* chunksFrom(server)
+      expect(Response.fromChunks(chunks).text).toBe("Hello world")
+      expect(server.requests.map((r) => [r.method, r.path, r.headers.authorization])).toStrictEqual([
+        ["POST", "/v1/chat/completions", `Bearer ${openAiKey}`],
+        ["POST", "/v2/chat/completions", `Bearer ${openAiKey}`],
+        ["POST", "/v3/chat/completions", `Bearer ${openAiKey}`]
+      ])
+      expect(new Set(server.requests.map((r) => r.body)).size).toBe(1)
+      expect(JSON.parse(server.requests[2].body).model).toBe("m")
+    }).pipe(Effect.scoped))
+
+  it.live("a redirect loop ends after 5 redirects", () =>
+    Effect.gen(function*() {
+      const server = yield* serve((_req, res) => {
+        res.writeHead(301, { location: "/v1/chat/completions" })
+        res.end()
+      })
+      const error = errorOf(yield* chunksFrom(server))
+      expect([error.code, error.message, error.status]).toStrictEqual(["invalid_request", "More than 5 redirects", 301])
+      expect(server.requests.length).toBe(6)
+    }).pipe(Effect.scoped))
+})
+
+describe("memory bounds: bodies that are not streams are read only up to 1 MiB", () => {
+  it.live("a 32 MB error body: the error keeps a prefix, says it was cut, and the connection is closed", () =>
+    Effect.gen(function*() {
+      const server = yield* serve((_req, res) => {
+        res.writeHead(500, { "content-type": "text/plain" })
+        writeMany(res, "upstream exploded ", 32 * 1024 * 1024)
+      })
+      const error = errorOf(yield* chunksFrom(server))
+      expect(error.code).toBe("server")
+      expect(error.message).toBe(`${"upstream exploded ".repeat(56).slice(0, 1000)}… (the response body was cut at ${Transport.maxDocumentBytes} bytes)`)
+      expect(typeof error.details === "string" && error.details.length <= 8192 + 20).toBe(true)
+      yield* Effect.sleep("50 millis")
+      expect([server.open(), server.aborted()]).toStrictEqual([0, 1])
+    }).pipe(Effect.scoped))
+
+  it.live("a 32 MB JSON document on a 200 is a protocol error that says it was cut", () =>
+    Effect.gen(function*() {
+      const server = yield* serve((_req, res) => {
+        res.writeHead(200, { "content-type": "application/json" })
+        res.write("{\"id\":\"x\",\"filler\":\"")
+        writeMany(res, "a", 32 * 1024 * 1024)
+      })
+      const error = errorOf(yield* chunksFrom(server))
+      expect([error.code, error.message, error.status, error.retryable]).toStrictEqual([
+        "protocol",
+        `Expected a stream (text/event-stream), got a application/json document (the response body was cut at ${Transport.maxDocumentBytes} bytes)`,
+        200,
+        false
+      ])
+      yield* Effect.sleep("50 millis")
+      expect(server.aborted()).toBe(1)
+    }).pipe(Effect.scoped))
+
+  it.live("an event of millions of empty data lines ends at the event cap", () =>
+    Effect.gen(function*() {
+      const server = yield* serve((_req, res) => {
+        res.writeHead(200, { "content-type": "text/event-stream" })
+        writeMany(res, "data:\n", 24 * 1024 * 1024)
+      })
+      const error = errorOf(yield* chunksFrom(server))
+      expect([error.code, error.message]).toStrictEqual(["protocol", "An SSE event exceeded the 16 MiB limit"])
+    }).pipe(Effect.scoped))
+})
+
+describe("content types: a 2xx body is what it is, not what it is labelled", () => {
+  const rateLimited = { error: { message: "Slow down", type: "rate_limit_error" } }
+
+  for (const type of ["application/problem+json", "Application/JSON; charset=UTF-8", "text/plain"]) {
+    it.live(`a JSON error on a 200 labelled ${type} is that error, and retried when it is transient`, () =>
+      Effect.gen(function*() {
+        const server = yield* serve((_req, res, n) =>
+          n === 0
+            ? (res.writeHead(200, { "content-type": type }), res.end(JSON.stringify(rateLimited)))
+            : sse(res, chatBody("Second try"))
+        )
+        const chunks = yield* chunksFrom(server, { retry: { times: 1, schedule: Schedule.spaced("10 millis") } })
+        expect(Response.fromChunks(chunks).text).toBe("Second try")
+        expect(server.requests.length).toBe(2)
+      }).pipe(Effect.scoped))
+  }
+
+  it.live("a JSON error on a 200 labelled text/plain that is not transient is reported, not retried", () =>
+    Effect.gen(function*() {
+      const server = yield* serve((_req, res) => {
+        res.writeHead(200, { "content-type": "text/plain" })
+        res.end(JSON.stringify({ error: { message: "Too long", code: "context_length_exceeded" } }))
+      })
+      const error = errorOf(yield* chunksFrom(server, { retry: { times: 2, schedule: Schedule.spaced("10 millis") } }))
+      expect([error.code, error.message, error.status, error.retryable]).toStrictEqual(["context_length", "Too long", 200, false])
+      expect(server.requests.length).toBe(1)
+    }).pipe(Effect.scoped))
+
+  it.live("an RFC 9457 problem on a 200 takes its status and detail", () =>
+    Effect.gen(function*() {
+      const server = yield* serve((_req, res) => {
+        res.writeHead(200, { "content-type": "application/problem+json" })
+        res.end(JSON.stringify({ type: "about:blank", title: "Service Unavailable", status: 503, detail: "Try later" }))
+      })
+      const error = errorOf(yield* chunksFrom(server))
+      expect([error.code, error.message, error.status, error.retryable]).toStrictEqual(["overloaded", "Try later", 200, true])
+    }).pipe(Effect.scoped))
+
+  const page = `<!DOCTYPE html><html><body><pre>\ndata: {"choices":[{"delta":{"content":"hi"}}]}\n\ndata: [DONE]\n\n</pre></body></html>`
+  for (const type of ["text/html; charset=utf-8", "text/event-stream", "text/plain"]) {
+    it.live(`an HTML page on a 200 labelled ${type} never yields an answer, even one quoting SSE events`, () =>
+      Effect.gen(function*() {
+        const server = yield* serve((_req, res) => {
+          res.writeHead(200, { "content-type": type })
+          res.end(page)
+        })
+        const chunks = yield* chunksFrom(server)
+        expect(chunks.length).toBe(1)
+        const error = errorOf(chunks)
+        expect([error.code, error.message, error.status, error.retryable, error.details]).toStrictEqual([
+          "protocol",
+          "Expected a stream (text/event-stream), got an HTML page",
+          200,
+          false,
+          page
+        ])
+      }).pipe(Effect.scoped))
+  }
+
+  it.live("a stream with no content type, or a wrong one, is still read as the stream it is", () =>
+    Effect.gen(function*() {
+      const server = yield* serve((_req, res, n) => {
+        res.writeHead(200, n === 0 ? {} : { "content-type": "application/json" })
+        res.end("\n\n" + chatBody("Still fine"))
+      })
+      expect(Response.fromChunks(yield* chunksFrom(server)).text).toBe("Still fine")
+      expect(Response.fromChunks(yield* chunksFrom(server)).text).toBe("Still fine")
+    }).pipe(Effect.scoped))
+
+  it.live("an empty 200 body ends truncated", () =>
+    Effect.gen(function*() {
+      const server = yield* serve((_req, res) => sse(res, ""))
+      expect(errorOf(yield* chunksFrom(server)).code).toBe("truncated")
+    }).pipe(Effect.scoped))
+})
+
+describe("under load: the idle timeout measures the server's silence, not our lag", () => {
+  it.live("an event-loop stall past the idle deadline does not turn a live stream into a timeout", () =>
+    Effect.gen(function*() {
+      const body = chatBody("one two")
+      const cut = body.indexOf("data: ", 1)
+      const server = yield* serve((_req, res) => {
+        res.writeHead(200, { "content-type": "text/event-stream" })
+        res.write(body.slice(0, cut))
+        setTimeout(() => res.end(body.slice(cut)), 200)
+      })
+      let stalled = false
+      const chunks = yield* LanguageModel.stream("hi").pipe(
+        Stream.tap((c) =>
+          Effect.sync(() => {
+            if (c.type !== "text-delta" || stalled) return
+            stalled = true
+            // Our own work blocks the loop from 150 ms to 550 ms: past the idle deadline (300 ms),
+            // while the server's next read (at 200 ms) waits unread in the socket.
+            setTimeout(() => {
+              const until = performance.now() + 400
+              while (performance.now() < until) {
+                // busy: the event loop is ours, not the server's
+              }
+            }, 150)
+          })
+        ),
+        Stream.runCollect,
+        Effect.map((c) => [...c]),
+        Effect.provide(layerFor(server, { timeouts: { idle: "300 millis" } })),
+        Effect.provide(FetchHttpClient.layer)
+      )
+      expect(Response.fromChunks(chunks).text).toBe("one two")
+      expect(terminalOf(chunks)).toStrictEqual(StreamChunk.finish("stop", "stop"))
+    }).pipe(Effect.scoped))
+})
