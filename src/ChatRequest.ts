@@ -6,6 +6,7 @@
  */
 import * as JSONSchema from "effect/JSONSchema"
 import * as Schema from "effect/Schema"
+import * as Json from "./internal/json.js"
 import * as ToolCall from "./ToolCall.js"
 
 /** Bytes given as base64 text or raw bytes. */
@@ -84,7 +85,7 @@ export type Message = typeof Message.Type
 export const Tool = Schema.Struct({
   name: Schema.String,
   description: Schema.optional(Schema.String),
-  parameters: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+  parameters: Json.JsonObject,
   strict: Schema.optional(Schema.Boolean)
 })
 /** A tool the model may call. */
@@ -105,7 +106,7 @@ export const ResponseFormat = Schema.Union(
   Schema.Struct({
     type: Schema.Literal("json_schema"),
     name: Schema.String,
-    schema: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+    schema: Json.JsonObject,
     description: Schema.optional(Schema.String),
     strict: Schema.optional(Schema.Boolean)
   })
@@ -132,7 +133,7 @@ export const ChatRequest = Schema.Struct({
   responseFormat: Schema.optional(ResponseFormat),
   headers: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String })),
   /** Extra body fields for the provider, merged last into its request body. */
-  providerOptions: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
+  providerOptions: Schema.optional(Json.JsonObject)
 })
 
 /** A chat request. */

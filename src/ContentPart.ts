@@ -5,8 +5,10 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
+import * as Json from "./internal/json.js"
 
-const providerMetadata = Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
+// A JSON object kept as it is: `Schema.Record` would let a `"__proto__"` key choose the prototype.
+const providerMetadata = Schema.optional(Json.JsonObject)
 
 /** A generated image, by URL or base64 data. */
 export const Image = Schema.Struct({

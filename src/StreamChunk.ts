@@ -13,6 +13,7 @@ import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as ContentPart from "./ContentPart.js"
+import * as Json from "./internal/json.js"
 import * as LlmError from "./LlmError.js"
 import * as ToolCall from "./ToolCall.js"
 import * as Usage from "./Usage.js"
@@ -81,15 +82,15 @@ export const UsageChunk = Schema.Struct({ type: Schema.Literal("usage"), usage: 
 /** Prompt-cache hits; `accumulated` is the UsageMeter's running total. */
 export const CacheRead = Schema.Struct({
   type: Schema.Literal("cache-read"),
-  cacheReadTokens: Schema.Number,
-  accumulated: Schema.Number
+  cacheReadTokens: Usage.Count,
+  accumulated: Usage.Count
 })
 
 /** Prompt-cache writes; `accumulated` is the UsageMeter's running total. */
 export const CacheWrite = Schema.Struct({
   type: Schema.Literal("cache-write"),
-  cacheWriteTokens: Schema.Number,
-  accumulated: Schema.Number
+  cacheWriteTokens: Usage.Count,
+  accumulated: Usage.Count
 })
 
 /** Terminal: the response ended normally. */
@@ -408,7 +409,17 @@ const decodeByType = new Map(
 /** Encodes a chunk as one line of JSON. */
 export const encodeJson = (chunk: StreamChunk): string => JSON.stringify(encodeSync(chunk))
 
-/** Decodes one line of JSON into a chunk, or a readable message saying why it is not one. */
+/**
+ * How deep a chunk line may nest: a value kept from the wire (64 levels, see `internal/json.ts`)
+ * under the envelope that holds it (`content-part` → `part` → `providerMetadata` is the deepest).
+ */
+const maxLineDepth = Json.maxDepth + 3
+
+/**
+ * Decodes one line of JSON into a chunk, or a readable message saying why it is not one. A line
+ * nesting deeper than any chunk we make, or holding a number that reads as `Infinity`, is refused:
+ * what this returns must survive {@link encodeJson} again.
+ */
 export const decodeJson = (line: string): Either.Either<StreamChunk, string> => {
   let parsed: unknown
   try {
@@ -416,6 +427,8 @@ export const decodeJson = (line: string): Either.Either<StreamChunk, string> => 
   } catch (e) {
     return Either.left(`not JSON: ${e instanceof Error ? e.message : String(e)}`)
   }
+  const problem = Json.check(parsed, maxLineDepth)
+  if (problem !== undefined) return Either.left(`the line ${Json.describe(problem, maxLineDepth)}`)
   const type = typeof parsed === "object" && parsed !== null && "type" in parsed ? parsed.type : undefined
   const decode = typeof type === "string" ? decodeByType.get(type) : undefined
   if (decode === undefined) return Either.left(`unknown chunk type: ${JSON.stringify(type) ?? "none"}`)

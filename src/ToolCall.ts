@@ -3,12 +3,15 @@
  *
  * Fragments are grouped by `index`, concatenated in arrival order and decoded once, so assembly is
  * linear in the size of the arguments. A call with no arguments decodes to `{}`; arguments that do
- * not parse are kept as `{ raw }` with `parseError` set, never dropped.
+ * not parse are kept as `{ raw }` with `parseError` set, never dropped. So are arguments that parse
+ * but could not be sent on as JSON: nested more than 64 levels deep, or holding a number beyond
+ * JSON's range (`1e999` reads as `Infinity`).
  *
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
-import { parse as parsePartialJson } from "partial-json"
+import * as Json from "./internal/json.js"
+import * as PartialJson from "./internal/partialJson.js"
 
 /** Schema of a finished tool call. */
 export const ToolCall = Schema.Struct({
@@ -24,25 +27,40 @@ export const ToolCall = Schema.Struct({
 export type ToolCall = typeof ToolCall.Type
 
 /**
+ * Whether a provider's tool-call index is a real one: a non-negative safe integer. Decoders treat
+ * anything else (-1, 0.5, 2^53, a string) as no index, so hostile numbering cannot collide with a
+ * key of their own or merge two calls.
+ */
+export const isIndex = (u: unknown): u is number => typeof u === "number" && Number.isSafeInteger(u) && u >= 0
+
+/**
  * The id given to a call whose provider sent none: `call_<index>`, or `<responseId>_call_<index>` when
  * the response id is known, so ids stay stable for a response and unique across a conversation.
  */
 export const synthesizeId = (index: number, responseId?: string): string =>
   responseId === undefined || responseId === "" ? `call_${index}` : `${responseId}_call_${index}`
 
-/** Decodes finished raw arguments once: empty → `{}`, invalid → `{ raw }` plus `parseError`. */
+/**
+ * Decodes finished raw arguments once: empty → `{}`; invalid, nested more than 64 levels deep, or
+ * holding a number that reads as `Infinity` → `{ raw }` plus `parseError`. What it returns always
+ * survives `JSON.stringify` (the raw text is a string, whatever its depth) and round-trips exactly.
+ */
 export const decodeArguments = (
   rawArguments: string
 ): { readonly arguments: unknown; readonly parseError?: string } => {
   if (rawArguments.trim() === "") return { arguments: {} }
+  let parsed: unknown
   try {
-    return { arguments: JSON.parse(rawArguments) as unknown }
+    // `JSON.parse` defines a `"__proto__"` key as an own data property: the prototype stays Object's.
+    parsed = JSON.parse(rawArguments)
   } catch (e) {
-    return {
-      arguments: { raw: rawArguments },
-      parseError: e instanceof Error ? e.message : String(e)
-    }
+    return { arguments: { raw: rawArguments }, parseError: e instanceof Error ? e.message : String(e) }
   }
+  // Checked where the value is kept, once per call: JSON.stringify would overflow on deep values.
+  const problem = Json.check(parsed)
+  return problem === undefined
+    ? { arguments: parsed }
+    : { arguments: { raw: rawArguments }, parseError: `The arguments' JSON ${Json.describe(problem)}` }
 }
 
 /** Builds a finished call from its parts, decoding the raw arguments once. */
@@ -68,16 +86,23 @@ export const make = (fields: {
 }
 
 /**
- * A lazy best-effort view of arguments still streaming: `{"city":"Par` reads as `{ city: "Par" }`.
- * Costs one parse per call, so call it when a UI repaints, not per fragment.
+ * A lazy best-effort view of arguments still streaming: `{"city":"Par` reads as `{ city: "Par" }`;
+ * `undefined` when the text so far cannot begin JSON, nests more than 64 levels deep or holds a
+ * number that reads as `Infinity`. It reads the text as `JSON.parse` would once complete (a
+ * `"__proto__"` key stays an own property, never the prototype). Costs one scan and one parse per
+ * call, so call it when a UI repaints, not per fragment.
  */
 export const partialArguments = (rawArguments: string): unknown => {
   if (rawArguments.trim() === "") return {}
+  const completed = PartialJson.complete(rawArguments)
+  if (completed === undefined) return undefined
+  let parsed: unknown
   try {
-    return parsePartialJson(rawArguments) as unknown
+    parsed = JSON.parse(completed)
   } catch {
     return undefined
   }
+  return Json.check(parsed) === undefined ? parsed : undefined
 }
 
 interface Pending {

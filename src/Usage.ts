@@ -2,21 +2,30 @@
  * Token usage of one response, normalized across providers.
  *
  * Normalization: `inputTokens` includes cache reads and writes, `outputTokens` includes reasoning,
- * and `totalTokens` is their sum unless the provider reported its own total. `raw` keeps the
- * provider's object so nothing is lost.
+ * and `totalTokens` is their sum unless the provider reported a larger total of its own. `raw` keeps
+ * the provider's object so nothing is lost.
+ *
+ * Hostile numbers: a token count is a safe non-negative integer ({@link count}); anything else a
+ * provider sends (a string, a negative, a fraction, `1e308`, `1e999`) counts as absent. Sums
+ * saturate at `Number.MAX_SAFE_INTEGER` ({@link addCounts}), so no total is ever `Infinity`, `NaN`,
+ * negative or fractional, and every snapshot round-trips through `JSON.stringify` exactly.
  *
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
+import * as Json from "./internal/json.js"
+
+/** Schema of one token count: a safe non-negative integer. */
+export const Count = Schema.NonNegativeInt.annotations({ identifier: "TokenCount" })
 
 /** Schema of a normalized usage snapshot. */
 export const Usage = Schema.Struct({
-  inputTokens: Schema.Number,
-  outputTokens: Schema.Number,
-  totalTokens: Schema.Number,
-  cacheReadTokens: Schema.optional(Schema.Number),
-  cacheWriteTokens: Schema.optional(Schema.Number),
-  reasoningTokens: Schema.optional(Schema.Number),
+  inputTokens: Count,
+  outputTokens: Count,
+  totalTokens: Count,
+  cacheReadTokens: Schema.optional(Count),
+  cacheWriteTokens: Schema.optional(Count),
+  reasoningTokens: Schema.optional(Count),
   raw: Schema.optional(Schema.Unknown)
 })
 
@@ -29,69 +38,104 @@ type Draft = { -readonly [K in keyof Usage]: Usage[K] }
 /** An all-zero usage. */
 export const empty: Usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 }
 
+/**
+ * A token count read from anywhere: the value when it is a safe non-negative integer, else
+ * `undefined` (strings, negatives, fractions, `NaN`, anything past 2^53 − 1). The one rule every
+ * provider's decoder, {@link normalize}, {@link merge} and the `UsageMeter` apply.
+ */
+export const count = (u: unknown): number | undefined =>
+  // `-0` (JSON.parse reads "-0" so) becomes 0: JSON writes it as 0, so it would not round-trip.
+  typeof u === "number" && Number.isSafeInteger(u) && u >= 0 ? (u === 0 ? 0 : u) : undefined
+
+/**
+ * Adds two token counts, saturating at `Number.MAX_SAFE_INTEGER` (a sum of huge counts stays an
+ * exact, finite integer); an argument that is not a {@link count} adds nothing.
+ */
+export const addCounts = (a: number, b: number): number => {
+  const sum = (count(a) ?? 0) + (count(b) ?? 0)
+  return sum > Number.MAX_SAFE_INTEGER ? Number.MAX_SAFE_INTEGER : sum
+}
+
+/**
+ * The provider's usage object to keep as `raw`: the object itself, or `undefined` (dropped, the
+ * counts stay) when it nests more than 64 levels deep or holds a number that reads as `Infinity`,
+ * because `JSON.stringify` would throw on the one and write `null` for the other.
+ */
+export const keepableRaw = (raw: unknown): unknown => (Json.check(raw) === undefined ? raw : undefined)
+
 /** The counts a provider reports, in its own convention, before normalization. */
 export interface ProviderCounts {
-  /** Prompt tokens as the provider reports them. */
-  readonly input?: number | undefined
+  /** Prompt tokens as the provider reports them; anything that is not a {@link count} is absent. */
+  readonly input?: unknown
   /** Completion tokens as the provider reports them. */
-  readonly output?: number | undefined
+  readonly output?: unknown
   /** The provider's own total, when it sends one. */
-  readonly total?: number | undefined
-  readonly cacheRead?: number | undefined
-  readonly cacheWrite?: number | undefined
-  readonly reasoning?: number | undefined
+  readonly total?: unknown
+  readonly cacheRead?: unknown
+  readonly cacheWrite?: unknown
+  readonly reasoning?: unknown
   /** `true` when the provider's `input` leaves out cache reads and writes (Anthropic, Bedrock). */
   readonly inputExcludesCache?: boolean
   /** `true` when the provider's `output` leaves out reasoning tokens (Gemini, xAI). */
   readonly outputExcludesReasoning?: boolean
-  /** The provider's usage object, kept verbatim. */
+  /** The provider's usage object, kept verbatim when it is safe to keep (see {@link keepableRaw}). */
   readonly raw?: unknown
 }
 
-const num = (n: number | undefined): number => (typeof n === "number" && Number.isFinite(n) ? n : 0)
-
-/** Folds a provider's counts into the normalized shape (cache inside input, reasoning inside output). */
+/**
+ * Folds a provider's counts into the normalized shape (cache inside input, reasoning inside output).
+ * Values that are not counts are absent; sums saturate; `totalTokens` is the provider's own total
+ * only when it covers input + output.
+ */
 export const normalize = (counts: ProviderCounts): Usage => {
-  const cacheRead = counts.cacheRead
-  const cacheWrite = counts.cacheWrite
-  const reasoning = counts.reasoning
-  const inputTokens = num(counts.input) + (counts.inputExcludesCache === true ? num(cacheRead) + num(cacheWrite) : 0)
-  const outputTokens = num(counts.output) + (counts.outputExcludesReasoning === true ? num(reasoning) : 0)
-  const ownTotal = counts.total
+  const cacheRead = count(counts.cacheRead)
+  const cacheWrite = count(counts.cacheWrite)
+  const reasoning = count(counts.reasoning)
+  const input = count(counts.input) ?? 0
+  const output = count(counts.output) ?? 0
+  const inputTokens = counts.inputExcludesCache === true
+    ? addCounts(addCounts(input, cacheRead ?? 0), cacheWrite ?? 0)
+    : input
+  const outputTokens = counts.outputExcludesReasoning === true ? addCounts(output, reasoning ?? 0) : output
+  const sum = addCounts(inputTokens, outputTokens)
+  const ownTotal = count(counts.total)
   const usage: Draft = {
     inputTokens,
     outputTokens,
-    totalTokens:
-      typeof ownTotal === "number" && Number.isFinite(ownTotal) && ownTotal >= inputTokens + outputTokens
-        ? ownTotal
-        : inputTokens + outputTokens
+    totalTokens: ownTotal !== undefined && ownTotal >= sum ? ownTotal : sum
   }
-  if (typeof cacheRead === "number" && Number.isFinite(cacheRead)) usage.cacheReadTokens = cacheRead
-  if (typeof cacheWrite === "number" && Number.isFinite(cacheWrite)) usage.cacheWriteTokens = cacheWrite
-  if (typeof reasoning === "number" && Number.isFinite(reasoning)) usage.reasoningTokens = reasoning
-  if (counts.raw !== undefined) usage.raw = counts.raw
+  if (cacheRead !== undefined) usage.cacheReadTokens = cacheRead
+  if (cacheWrite !== undefined) usage.cacheWriteTokens = cacheWrite
+  if (reasoning !== undefined) usage.reasoningTokens = reasoning
+  const raw = counts.raw === undefined ? undefined : keepableRaw(counts.raw)
+  if (raw !== undefined) usage.raw = raw
   return usage
 }
 
 /**
  * Merges a newer cumulative snapshot into an older one, last wins per field: a field the newer
- * snapshot leaves out keeps its older value, and nothing is ever added up twice.
+ * snapshot leaves out keeps its older value, and nothing is ever added up twice. A field that is
+ * not a {@link count} (a snapshot built by hand, or read from elsewhere) counts as absent, and
+ * `totalTokens` is at least input + output, so the result is always a valid snapshot. `raw` is taken
+ * as it is: it was checked where it was kept ({@link normalize}).
  */
 export const merge = (older: Usage | undefined, newer: Usage): Usage => {
-  if (older === undefined) return newer
+  const old = older ?? empty
+  const newInput = count(newer.inputTokens) ?? 0
+  const newOutput = count(newer.outputTokens) ?? 0
   const out: Draft = {
-    inputTokens: newer.inputTokens !== 0 ? newer.inputTokens : older.inputTokens,
-    outputTokens: newer.outputTokens !== 0 ? newer.outputTokens : older.outputTokens,
+    inputTokens: newInput !== 0 ? newInput : count(old.inputTokens) ?? 0,
+    outputTokens: newOutput !== 0 ? newOutput : count(old.outputTokens) ?? 0,
     totalTokens: 0
   }
-  out.totalTokens = Math.max(newer.totalTokens, out.inputTokens + out.outputTokens)
-  const cacheRead = newer.cacheReadTokens ?? older.cacheReadTokens
-  const cacheWrite = newer.cacheWriteTokens ?? older.cacheWriteTokens
-  const reasoning = newer.reasoningTokens ?? older.reasoningTokens
+  out.totalTokens = Math.max(count(newer.totalTokens) ?? 0, addCounts(out.inputTokens, out.outputTokens))
+  const cacheRead = count(newer.cacheReadTokens) ?? count(old.cacheReadTokens)
+  const cacheWrite = count(newer.cacheWriteTokens) ?? count(old.cacheWriteTokens)
+  const reasoning = count(newer.reasoningTokens) ?? count(old.reasoningTokens)
   if (cacheRead !== undefined) out.cacheReadTokens = cacheRead
   if (cacheWrite !== undefined) out.cacheWriteTokens = cacheWrite
   if (reasoning !== undefined) out.reasoningTokens = reasoning
-  const raw = newer.raw ?? older.raw
+  const raw = newer.raw ?? old.raw
   if (raw !== undefined) out.raw = raw
   return out
 }

@@ -79,17 +79,22 @@ export const reset: Effect.Effect<void, never, UsageMeter> = Effect.flatMap(
   (m) => SubscriptionRef.set(m.totals, emptyTotals)
 )
 
+// Every addition saturates and skips what is not a count: a hostile usage (hand-built, or from a
+// provider with `1e308` in it) can never turn a long-lived total into Infinity or NaN.
 const addCounters = (c: Counters, usage: Usage.Usage | undefined, failed: boolean): Counters => ({
-  requests: c.requests + 1,
-  errors: c.errors + (failed ? 1 : 0),
-  inputTokens: c.inputTokens + (usage?.inputTokens ?? 0),
-  outputTokens: c.outputTokens + (usage?.outputTokens ?? 0),
-  cacheReadTokens: c.cacheReadTokens + (usage?.cacheReadTokens ?? 0),
-  cacheWriteTokens: c.cacheWriteTokens + (usage?.cacheWriteTokens ?? 0),
-  reasoningTokens: c.reasoningTokens + (usage?.reasoningTokens ?? 0)
+  requests: Usage.addCounts(c.requests, 1),
+  errors: Usage.addCounts(c.errors, failed ? 1 : 0),
+  inputTokens: Usage.addCounts(c.inputTokens, usage?.inputTokens ?? 0),
+  outputTokens: Usage.addCounts(c.outputTokens, usage?.outputTokens ?? 0),
+  cacheReadTokens: Usage.addCounts(c.cacheReadTokens, usage?.cacheReadTokens ?? 0),
+  cacheWriteTokens: Usage.addCounts(c.cacheWriteTokens, usage?.cacheWriteTokens ?? 0),
+  reasoningTokens: Usage.addCounts(c.reasoningTokens, usage?.reasoningTokens ?? 0)
 })
 
-/** Adds one finished response to totals (pure). */
+/**
+ * Adds one finished response to totals (pure). Token counts that are not safe non-negative
+ * integers add nothing, and every counter saturates at `Number.MAX_SAFE_INTEGER`.
+ */
 export const add = (
   totals: Totals,
   key: string,
@@ -149,14 +154,16 @@ export const track = (provider: string, model: string) =>
           case "usage":
             usage = Usage.merge(usage, c.usage)
             return Effect.succeed(c)
-          case "cache-read":
-            cacheRead = c.cacheReadTokens
-            return Effect.succeed(StreamChunk.cacheRead(c.cacheReadTokens, (totals?.cacheReadTokens ?? 0) + c.cacheReadTokens))
-          case "cache-write":
-            cacheWrite = c.cacheWriteTokens
-            return Effect.succeed(
-              StreamChunk.cacheWrite(c.cacheWriteTokens, (totals?.cacheWriteTokens ?? 0) + c.cacheWriteTokens)
-            )
+          case "cache-read": {
+            const n = Usage.count(c.cacheReadTokens) ?? 0
+            cacheRead = n
+            return Effect.succeed(StreamChunk.cacheRead(n, Usage.addCounts(totals?.cacheReadTokens ?? 0, n)))
+          }
+          case "cache-write": {
+            const n = Usage.count(c.cacheWriteTokens) ?? 0
+            cacheWrite = n
+            return Effect.succeed(StreamChunk.cacheWrite(n, Usage.addCounts(totals?.cacheWriteTokens ?? 0, n)))
+          }
           case "finish":
           case "error":
             return Effect.as(

@@ -7,11 +7,14 @@ import * as Schema from "effect/Schema"
 import * as Reason from "../FinishReason.js"
 import * as LlmError from "../LlmError.js"
 import type { StreamChunk } from "../StreamChunk.js"
+import * as ToolCall from "../ToolCall.js"
+import * as Usage from "../Usage.js"
 
 const isObj = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null
 const isStr = (u: unknown): u is string => typeof u === "string"
-const isCount = (u: unknown): u is number => typeof u === "number" && Number.isFinite(u) && u >= 0
-const isIndex = (u: unknown): u is number => typeof u === "number" && Number.isInteger(u) && u >= 0
+// The same rules the decoders apply: a count or index is a safe non-negative integer.
+const isCount = (u: unknown): u is number => Usage.count(u) !== undefined
+const isIndex = ToolCall.isIndex
 
 const problem = (c: Record<string, unknown>): string | undefined => {
   switch (c.type) {
@@ -44,16 +47,16 @@ const problem = (c: Record<string, unknown>): string | undefined => {
       if (!isObj(u)) return "usage chunks must carry a usage object"
       return isCount(u.inputTokens) && isCount(u.outputTokens) && isCount(u.totalTokens)
         ? undefined
-        : "usage chunks must have non-negative inputTokens, outputTokens and totalTokens"
+        : "usage chunks must have non-negative integer inputTokens, outputTokens and totalTokens"
     }
     case "cache-read":
       return isCount(c.cacheReadTokens) && isCount(c.accumulated)
         ? undefined
-        : "cache-read chunks must have non-negative cacheReadTokens and accumulated"
+        : "cache-read chunks must have non-negative integer cacheReadTokens and accumulated"
     case "cache-write":
       return isCount(c.cacheWriteTokens) && isCount(c.accumulated)
         ? undefined
-        : "cache-write chunks must have non-negative cacheWriteTokens and accumulated"
+        : "cache-write chunks must have non-negative integer cacheWriteTokens and accumulated"
     case "finish":
       return Schema.is(Reason.FinishReason)(c.reason)
         ? undefined

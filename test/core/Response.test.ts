@@ -229,3 +229,37 @@ describe("Response", () => {
     )
   })
 })
+
+describe("Response from hostile chunks", () => {
+  const MAX = Number.MAX_SAFE_INTEGER
+  const deepText = "[".repeat(100_000) + "]".repeat(100_000)
+  const tooDeep = "The arguments' JSON is nested too deeply (more than 64 levels of arrays and objects)"
+
+  it("keeps arguments nested 100,000 deep as raw text, and the Response stays serializable", () => {
+    const chunks = [
+      StreamChunk.toolCallDelta(0, deepText.slice(0, 100_000), { id: "c1", name: "deep" }),
+      StreamChunk.toolCallDelta(0, deepText.slice(100_000)),
+      StreamChunk.toolCallDelta(1, "{\"a\":".repeat(100_000) + "1" + "}".repeat(100_000), { id: "c2", name: "deeper" }),
+      StreamChunk.finish("tool_calls")
+    ]
+    const response = Response.fromChunks(chunks)
+    const objects = "{\"a\":".repeat(100_000) + "1" + "}".repeat(100_000)
+    expect(response.toolCalls).toStrictEqual([
+      { index: 0, id: "c1", name: "deep", arguments: { raw: deepText }, rawArguments: deepText, parseError: tooDeep },
+      { index: 1, id: "c2", name: "deeper", arguments: { raw: objects }, rawArguments: objects, parseError: tooDeep }
+    ])
+    // toEqual: the Response's `undefined` fields (error, metadata) are left out by JSON, as they should be.
+    expect(JSON.parse(JSON.stringify(response))).toEqual(response)
+    expect(StreamChunk.finalizeToolCalls(chunks)).toStrictEqual(response.toolCalls)
+  })
+
+  it("merges usage chunks with 1e308, NaN, negative and fractional counts into clean totals", () => {
+    const response = Response.fromChunks([
+      StreamChunk.usage({ inputTokens: MAX, outputTokens: 1e308, totalTokens: Number.NaN, cacheReadTokens: -3 }),
+      StreamChunk.usage({ inputTokens: 0.5, outputTokens: MAX, totalTokens: Infinity, reasoningTokens: 2 }),
+      StreamChunk.finish("stop")
+    ])
+    expect(response.usage).toStrictEqual({ inputTokens: MAX, outputTokens: MAX, totalTokens: MAX, reasoningTokens: 2 })
+    expect(JSON.parse(JSON.stringify(response))).toEqual(response)
+  })
+})

@@ -10,6 +10,8 @@ import * as Stream from "effect/Stream"
 import * as fc from "fast-check"
 import * as LlmError from "../../src/LlmError.js"
 import * as StreamChunk from "../../src/StreamChunk.js"
+import * as ToolCall from "../../src/ToolCall.js"
+import * as Usage from "../../src/Usage.js"
 import * as Arb from "./arbitraries.js"
 
 /** What `JSON.parse` says about a string, computed independently of the code under test. */
@@ -236,13 +238,23 @@ describe("validate", () => {
     ["usage with a negative count", {
       type: "usage",
       usage: { inputTokens: -1, outputTokens: 0, totalTokens: 0 }
-    }, "usage chunks must have non-negative inputTokens, outputTokens and totalTokens"],
+    }, "usage chunks must have non-negative integer inputTokens, outputTokens and totalTokens"],
     ["usage without totalTokens", {
       type: "usage",
       usage: { inputTokens: 1, outputTokens: 1 }
-    }, "usage chunks must have non-negative inputTokens, outputTokens and totalTokens"],
-    ["cache read without accumulated", { type: "cache-read", cacheReadTokens: 3 }, "cache-read chunks must have non-negative cacheReadTokens and accumulated"],
-    ["cache write with NaN", { type: "cache-write", cacheWriteTokens: Number.NaN, accumulated: 0 }, "cache-write chunks must have non-negative cacheWriteTokens and accumulated"],
+    }, "usage chunks must have non-negative integer inputTokens, outputTokens and totalTokens"],
+    ["usage with a fractional count", {
+      type: "usage",
+      usage: { inputTokens: 1.5, outputTokens: 0, totalTokens: 2 }
+    }, "usage chunks must have non-negative integer inputTokens, outputTokens and totalTokens"],
+    ["usage with a count past 2^53", {
+      type: "usage",
+      usage: { inputTokens: 0, outputTokens: 0, totalTokens: 1e308 }
+    }, "usage chunks must have non-negative integer inputTokens, outputTokens and totalTokens"],
+    ["tool-call delta with an index past 2^53", { type: "tool-call-delta", index: 2 ** 53, argumentsDelta: "" }, "tool-call-delta chunks must have a non-negative integer index"],
+    ["cache read with a fractional count", { type: "cache-read", cacheReadTokens: 0.5, accumulated: 1 }, "cache-read chunks must have non-negative integer cacheReadTokens and accumulated"],
+    ["cache read without accumulated", { type: "cache-read", cacheReadTokens: 3 }, "cache-read chunks must have non-negative integer cacheReadTokens and accumulated"],
+    ["cache write with NaN", { type: "cache-write", cacheWriteTokens: Number.NaN, accumulated: 0 }, "cache-write chunks must have non-negative integer cacheWriteTokens and accumulated"],
     ["finish with a raw reason", { type: "finish", reason: "end_turn" }, "finish chunks must have a reason among stop, length, tool_calls, content_filter, error"],
     ["error without error", { type: "error" }, "error chunks must carry an error object"],
     ["error with an unknown code", { type: "error", error: { code: "oops", message: "m", retryable: false } }, "error chunks must have a known error code"],
@@ -430,6 +442,68 @@ describe("JSON", () => {
       }),
       { numRuns: 200 }
     )
+  })
+})
+
+describe("JSON: hostile input", () => {
+  const MAX = Number.MAX_SAFE_INTEGER
+  const tooDeep = "The arguments' JSON is nested too deeply (more than 64 levels of arrays and objects)"
+
+  it("encodeJson serializes the chunks built from 100,000-deep arguments and usage objects", () => {
+    const raw = "[".repeat(100_000) + "]".repeat(100_000)
+    const call = new ToolCall.Assembler()
+    call.add(0, raw, "c1", "deep")
+    const toolCall = call.finish(0)!
+    const usage = Usage.normalize({ input: 5, output: 2, raw: { nested: JSON.parse(raw) as unknown } })
+    const chunks = [StreamChunk.toolCallDelta(0, raw, { id: "c1", name: "deep" }), StreamChunk.toolCall(toolCall), StreamChunk.usage(usage)]
+    expect(chunks.slice(1)).toStrictEqual([
+      { type: "tool-call", toolCall: { index: 0, id: "c1", name: "deep", arguments: { raw }, rawArguments: raw, parseError: tooDeep } },
+      { type: "usage", usage: { inputTokens: 5, outputTokens: 2, totalTokens: 7 } }
+    ])
+    expect(StreamChunk.decodeJsonLines(chunks.map(StreamChunk.encodeJson))).toStrictEqual(Either.right(chunks))
+  })
+
+  it("decodeJson refuses a line nested deeper than any chunk we make", () => {
+    const deep = "[".repeat(100_000) + "]".repeat(100_000)
+    const line = `{"type":"tool-call","toolCall":{"index":0,"id":"c","name":"f","arguments":${deep},"rawArguments":""}}`
+    expect(StreamChunk.decodeJson(line)).toStrictEqual(
+      Either.left("the line is nested too deeply (more than 67 levels of arrays and objects)")
+    )
+    // 64 levels of arguments under the chunk's two levels still read back.
+    const ok = { index: 0, id: "c", name: "f", arguments: JSON.parse("[".repeat(64) + "]".repeat(64)) as unknown, rawArguments: "" }
+    expect(StreamChunk.decodeJson(StreamChunk.encodeJson(StreamChunk.toolCall(ok)))).toStrictEqual(Either.right(StreamChunk.toolCall(ok)))
+  })
+
+  it("decodeJson refuses counts that are not safe non-negative integers, and numbers that read as Infinity", () => {
+    expect(StreamChunk.decodeJson("{\"type\":\"usage\",\"usage\":{\"inputTokens\":1e999,\"outputTokens\":0,\"totalTokens\":0}}"))
+      .toStrictEqual(Either.left("the line holds a number too large for JSON (it reads as Infinity)"))
+    const bad = [
+      { type: "usage", usage: { inputTokens: 1.5, outputTokens: 0, totalTokens: 0 } },
+      { type: "usage", usage: { inputTokens: 1, outputTokens: 0, totalTokens: -1 } },
+      { type: "usage", usage: { inputTokens: 1, outputTokens: 0, totalTokens: 1, cacheReadTokens: MAX + 1 } },
+      { type: "cache-read", cacheReadTokens: 1e308, accumulated: 0 },
+      { type: "cache-write", cacheWriteTokens: 1, accumulated: 0.25 }
+    ]
+    expect(bad.map((c) => Either.isLeft(StreamChunk.decodeJson(JSON.stringify(c))))).toStrictEqual(bad.map(() => true))
+    const fine = StreamChunk.usage({ inputTokens: MAX, outputTokens: 0, totalTokens: MAX })
+    expect(StreamChunk.decodeJson(StreamChunk.encodeJson(fine))).toStrictEqual(Either.right(fine))
+  })
+
+  it("a \"__proto__\" key in provider metadata stays an own property through encodeJson and decodeJson", () => {
+    const providerMetadata = JSON.parse("{\"__proto__\":{\"polluted\":true},\"k\":1}") as Record<string, unknown>
+    const chunk = StreamChunk.contentPart({ type: "source", sourceType: "url", url: "u", providerMetadata })
+    const line = StreamChunk.encodeJson(chunk)
+    expect(line).toBe(
+      "{\"type\":\"content-part\",\"part\":{\"type\":\"source\",\"sourceType\":\"url\",\"url\":\"u\",\"providerMetadata\":{\"__proto__\":{\"polluted\":true},\"k\":1}}}"
+    )
+    const decoded = StreamChunk.decodeJson(line)
+    expect(decoded).toStrictEqual(Either.right(chunk))
+    const meta = Either.getOrThrow(decoded).type === "content-part"
+      ? (Either.getOrThrow(decoded) as StreamChunk.Of<"content-part">).part.providerMetadata!
+      : {}
+    expect(Object.getPrototypeOf(meta)).toBe(Object.prototype)
+    expect(Object.keys(meta)).toStrictEqual(["__proto__", "k"])
+    expect((meta as Record<string, unknown>).polluted).toBe(undefined)
   })
 })
 

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
+import * as fc from "fast-check"
 import * as ToolCall from "../../src/ToolCall.js"
+import * as Arb from "./arbitraries.js"
 
 const jsonParseError = (s: string): string => {
   try {
@@ -166,5 +168,116 @@ describe("ToolCall.decodeArguments and make", () => {
       arguments: {},
       rawArguments: ""
     })
+  })
+})
+
+describe("ToolCall: hostile JSON", () => {
+  const tooDeep = "The arguments' JSON is nested too deeply (more than 64 levels of arrays and objects)"
+  const tooLarge = "The arguments' JSON holds a number too large for JSON (it reads as Infinity)"
+  const nest = (levels: number): string => "[".repeat(levels) + "]".repeat(levels)
+  const nestObjects = (levels: number): string => "{\"a\":".repeat(levels) + "1" + "}".repeat(levels)
+
+  it("decodeArguments keeps arguments nested 100,000 deep as raw text", () => {
+    for (const raw of [nest(100_000), nestObjects(100_000)]) {
+      const decoded = ToolCall.decodeArguments(raw)
+      expect(decoded).toStrictEqual({ arguments: { raw }, parseError: tooDeep })
+      expect(JSON.parse(JSON.stringify(decoded))).toStrictEqual(decoded)
+    }
+  })
+
+  it("decodeArguments keeps 64 levels and refuses 65", () => {
+    expect(ToolCall.decodeArguments(nest(64))).toStrictEqual({ arguments: JSON.parse(nest(64)) })
+    expect(ToolCall.decodeArguments(nestObjects(64))).toStrictEqual({ arguments: JSON.parse(nestObjects(64)) })
+    expect(ToolCall.decodeArguments(nest(65))).toStrictEqual({ arguments: { raw: nest(65) }, parseError: tooDeep })
+    expect(ToolCall.decodeArguments(`{"a":${nest(64)}}`)).toStrictEqual({ arguments: { raw: `{"a":${nest(64)}}` }, parseError: tooDeep })
+  })
+
+  it("decodeArguments keeps arguments with a number beyond JSON's range as raw text", () => {
+    expect(ToolCall.decodeArguments("{\"n\":1e999}")).toStrictEqual({ arguments: { raw: "{\"n\":1e999}" }, parseError: tooLarge })
+    expect(ToolCall.decodeArguments("[-1e400]")).toStrictEqual({ arguments: { raw: "[-1e400]" }, parseError: tooLarge })
+    expect(ToolCall.decodeArguments("{\"n\":1e308}")).toStrictEqual({ arguments: { n: 1e308 } })
+  })
+
+  it("decodeArguments keeps a \"__proto__\" key as an own data property, never the prototype", () => {
+    const { arguments: args } = ToolCall.decodeArguments("{\"__proto__\":{\"polluted\":true},\"a\":{\"__proto__\":[1]}}")
+    const outer = args as Record<string, unknown>
+    expect(Object.getPrototypeOf(outer)).toBe(Object.prototype)
+    expect(Object.keys(outer)).toStrictEqual(["__proto__", "a"])
+    expect(Object.getOwnPropertyDescriptor(outer, "__proto__")?.value).toStrictEqual({ polluted: true })
+    expect(outer.polluted).toBe(undefined)
+    const inner = outer.a as Record<string, unknown>
+    expect(Object.getPrototypeOf(inner)).toBe(Object.prototype)
+    expect(Object.getOwnPropertyDescriptor(inner, "__proto__")?.value).toStrictEqual([1])
+  })
+
+  it("partialArguments never lets \"__proto__\" choose a prototype, at any depth", () => {
+    const view = ToolCall.partialArguments(
+      "{\"__proto__\":{\"polluted\":true},\"a\":{\"__proto__\":{\"x\":1},\"b\":[{\"__proto__\":{\"y\":2}},{\"__proto__\":\"s"
+    ) as Record<string, unknown>
+    expect(Object.getPrototypeOf(view)).toBe(Object.prototype)
+    expect(view.polluted).toBe(undefined)
+    expect(Object.keys(view)).toStrictEqual(["__proto__", "a"])
+    expect(Object.getOwnPropertyDescriptor(view, "__proto__")?.value).toStrictEqual({ polluted: true })
+    const a = view.a as Record<string, unknown>
+    expect(Object.getPrototypeOf(a)).toBe(Object.prototype)
+    expect(Object.getOwnPropertyDescriptor(a, "__proto__")?.value).toStrictEqual({ x: 1 })
+    const b = a.b as Array<Record<string, unknown>>
+    expect(b.map((item) => Object.getPrototypeOf(item) === Object.prototype)).toStrictEqual([true, true])
+    expect(b.map((item) => Object.getOwnPropertyDescriptor(item, "__proto__")?.value)).toStrictEqual([{ y: 2 }, "s"])
+  })
+
+  it("partialArguments keeps a \"__proto__\" key whatever its value, as the finished arguments do", () => {
+    for (const value of [1, null, [], "s"]) {
+      const view = ToolCall.partialArguments(`{"__proto__":${JSON.stringify(value)}`) as Record<string, unknown>
+      expect(Object.getPrototypeOf(view)).toBe(Object.prototype)
+      expect(Object.getOwnPropertyDescriptor(view, "__proto__")?.value).toStrictEqual(value)
+    }
+  })
+
+  it("partialArguments completes what it can and leaves out what it cannot", () => {
+    const cases: Array<[string, unknown]> = [
+      ["{\"a\":\"x\\", { a: "x" }],
+      ["{\"a\":\"\\u00", { a: "" }],
+      ["{\"a\":\"\\u00e9", { a: "é" }],
+      ["{\"a\":tr", { a: true }],
+      ["{\"a\":[true,nu", { a: [true, null] }],
+      ["{\"a\":-", {}],
+      ["{\"a\":1.", { a: 1 }],
+      ["{\"a\":1e", { a: 1 }],
+      ["{\"a\":-2.5e+", { a: -2.5 }],
+      ["[1,", [1]],
+      ["{\"a\"", {}],
+      ["{\"a\":", {}],
+      ["{\"a\":1,\"b", { a: 1 }],
+      ["\"abc", "abc"],
+      [" [ {} , { \"k\" : [ ] } ", [{}, { k: [] }]]
+    ]
+    expect(cases.map(([raw]) => ToolCall.partialArguments(raw))).toStrictEqual(cases.map(([, view]) => view))
+  })
+
+  it("partialArguments gives undefined for what no completion makes JSON, too deep or out of range", () => {
+    const bad = ["{\"a\":1}}", "{\"a\":1,}", "{\"a\":Infinity", "{\"a\":NaN}", "{\"a\":1e999}", "[\"\u0001\"]", nest(65), "[".repeat(100_000)]
+    expect(bad.map(ToolCall.partialArguments)).toStrictEqual(bad.map(() => undefined))
+    expect(ToolCall.partialArguments("[".repeat(64))).toStrictEqual(JSON.parse(nest(64)))
+  })
+
+  it("property: every prefix of a JSON text reads without throwing, and the whole text as JSON.parse does", () => {
+    fc.assert(
+      fc.property(Arb.json, (value) => {
+        const text = JSON.stringify(value)
+        for (let i = 1; i < text.length; i++) {
+          const view = ToolCall.partialArguments(text.slice(0, i))
+          if (view !== undefined) expect(JSON.parse(JSON.stringify(view))).toStrictEqual(view)
+        }
+        expect(ToolCall.partialArguments(text)).toStrictEqual(JSON.parse(text))
+      }),
+      { numRuns: 300 }
+    )
+  })
+
+  it("isIndex accepts only non-negative safe integers", () => {
+    expect([0, 1, 7, Number.MAX_SAFE_INTEGER].map(ToolCall.isIndex)).toStrictEqual([true, true, true, true])
+    const hostile: Array<unknown> = [-1, 0.5, 2 ** 53, 1e308, Infinity, NaN, "0", null, undefined]
+    expect(hostile.map(ToolCall.isIndex)).toStrictEqual(hostile.map(() => false))
   })
 })

@@ -282,3 +282,70 @@ describe("UsageMeter counts what cache chunks report", () => {
       UsageMeter.layer
     ))))
 })
+
+describe("UsageMeter with hostile counts", () => {
+  const MAX = Number.MAX_SAFE_INTEGER
+  const counters = (n: number, requests: number): UsageMeter.Counters => ({
+    requests,
+    errors: 0,
+    inputTokens: n,
+    outputTokens: n,
+    cacheReadTokens: n,
+    cacheWriteTokens: n,
+    reasoningTokens: n
+  })
+
+  it("add skips counts that are not safe non-negative integers", () => {
+    const hostile = {
+      inputTokens: 1e308,
+      outputTokens: Number.NaN,
+      totalTokens: Infinity,
+      cacheReadTokens: -1,
+      cacheWriteTokens: 0.5,
+      reasoningTokens: 2 ** 53
+    }
+    const totals = UsageMeter.add(UsageMeter.emptyTotals, "p:m", hostile, false)
+    expect(totals).toStrictEqual({ ...counters(0, 1), byModel: { "p:m": counters(0, 1) } })
+    expect(JSON.parse(JSON.stringify(totals))).toStrictEqual(totals)
+  })
+
+  it("add saturates every counter at Number.MAX_SAFE_INTEGER", () => {
+    const huge = { inputTokens: MAX, outputTokens: MAX, totalTokens: MAX, cacheReadTokens: MAX, cacheWriteTokens: MAX, reasoningTokens: MAX }
+    const once = UsageMeter.add(UsageMeter.emptyTotals, "p:m", huge, false)
+    const thrice = UsageMeter.add(UsageMeter.add(once, "p:m", huge, false), "p:m", huge, false)
+    expect(thrice).toStrictEqual({ ...counters(MAX, 3), byModel: { "p:m": counters(MAX, 3) } })
+  })
+
+  it.effect("a stream's hostile usage and cache chunks never put Infinity or NaN in chunks or totals", () =>
+    Effect.gen(function*() {
+      const first = yield* runStream("a")
+      const second = yield* runStream("b")
+      // The script's own usage chunk passes as written; what the meter makes (cache chunks, totals) is clean.
+      expect(second).toStrictEqual([
+        StreamChunk.textDelta("x"),
+        StreamChunk.usage({ inputTokens: MAX, outputTokens: 1e308, totalTokens: Infinity }),
+        StreamChunk.cacheRead(MAX, MAX),
+        StreamChunk.cacheWrite(0, 0),
+        StreamChunk.finish("stop")
+      ])
+      expect(first.filter((c) => c.type === "cache-read" || c.type === "cache-write")).toStrictEqual([
+        StreamChunk.cacheRead(MAX, MAX),
+        StreamChunk.cacheWrite(0, 0)
+      ])
+      const totals = yield* UsageMeter.snapshot
+      const perModel = { ...counters(0, 2), inputTokens: MAX, cacheReadTokens: MAX }
+      expect(totals).toStrictEqual({ ...perModel, byModel: { "test:test-model": perModel } })
+    }).pipe(Effect.provide(Layer.mergeAll(
+      TestModel.layer({
+        responses: [[
+          StreamChunk.textDelta("x"),
+          // A script may say anything; the meter must stay finite whatever it says.
+          StreamChunk.usage({ inputTokens: MAX, outputTokens: 1e308, totalTokens: Infinity }),
+          StreamChunk.cacheRead(MAX),
+          StreamChunk.cacheWrite(Number.NaN),
+          StreamChunk.finish("stop")
+        ]]
+      }),
+      UsageMeter.layer
+    ))))
+})

@@ -12,6 +12,7 @@
  */
 import type * as ContentPart from "../../ContentPart.js"
 import * as LlmError from "../../LlmError.js"
+import * as Json from "../../internal/json.js"
 import * as StreamChunk from "../../StreamChunk.js"
 import * as ToolCall from "../../ToolCall.js"
 import * as Usage from "../../Usage.js"
@@ -21,6 +22,9 @@ import * as Errors from "./errors.js"
 import * as Wire from "./wire.js"
 
 type Out = Array<StreamChunk.StreamChunk>
+
+/** Marks a piece of the deprecated `function_call`: a symbol, so no wire `index` can ever equal it. */
+const functionCallSlot: unique symbol = Symbol("function_call")
 
 /** What we know of one tool call while its pieces arrive. */
 interface Call {
@@ -33,9 +37,6 @@ interface Call {
   /** Whether the delta carrying `name` and `id` has been emitted. */
   announced: boolean
 }
-
-/** The deprecated `function_call` is one call; a key no real `index` can take keeps it apart. */
-const functionCallKey = -1
 
 /** Longest excerpt of a malformed event quoted in a `protocol` error. */
 const maxQuoted = 200
@@ -56,7 +57,10 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
 
   const assembler = new ToolCall.Assembler()
   const callsByIndex = new Map<number, Call>()
-  let lastCall: Call | undefined
+  // The deprecated `function_call` is one call of its own, in a slot no `tool_calls` index can reach.
+  let functionCall: Call | undefined
+  // The last call started from `tool_calls`: a piece with no index and no name continues it.
+  let lastListed: Call | undefined
   let callCount = 0
   let emittedToolCall = false
 
@@ -150,27 +154,29 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
 
   // --- tool calls ------------------------------------------------------------------------------
 
-  const newCall = (): Call => {
-    const call: Call = { index: callCount++, id: undefined, name: undefined, held: undefined, announced: false }
-    lastCall = call
-    return call
-  }
+  const newCall = (): Call =>
+    ({ index: callCount++, id: undefined, name: undefined, held: undefined, announced: false })
 
-  /** Finds the call a piece belongs to; the host's `index` is only a key, never our index. */
+  /**
+   * Finds the `tool_calls` call a piece belongs to; the host's `index` is only a key, never our index.
+   * Only a non-negative safe integer is an index: anything else (-1, 0.5, 2^53, 1e308, "0") is read
+   * as no index, so hostile numbering can neither merge two calls nor reach the `function_call` slot.
+   */
   const callFor = (index: unknown, id: string | undefined, name: string | undefined): Call => {
-    if (typeof index === "number") {
+    if (ToolCall.isIndex(index)) {
       const known = callsByIndex.get(index)
       // A new id under a known index is a new call (hosts that send whole calls may reuse an index).
       if (known !== undefined && (id === undefined || known.id === undefined || known.id === id)) return known
       const call = newCall()
       callsByIndex.set(index, call)
-      return call
+      return (lastListed = call)
     }
     // Mistral sends whole calls without `index`: each piece that names itself starts a new call.
-    if (lastCall !== undefined && id === undefined && name === undefined) return lastCall
-    return newCall()
+    if (lastListed !== undefined && id === undefined && name === undefined) return lastListed
+    return (lastListed = newCall())
   }
 
+  /** One piece of a call: from `tool_calls` with the host's `index`, or the legacy `function_call`. */
   const toolPiece = (out: Out, index: unknown, rawId: unknown, fn: unknown): void => {
     closeReasoning(out)
     const f = Wire.isObject<Wire.FunctionFragment>(fn) ? fn : undefined
@@ -180,9 +186,11 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
     const args = typeof f?.arguments === "string"
       ? f.arguments
       : Wire.isObject(f?.arguments)
-      ? JSON.stringify(f.arguments) // a few servers send whole calls with object arguments
+      // A few servers send whole calls with object arguments. Written back without recursion: a deep
+      // object would overflow JSON.stringify; as text it ends as `{ raw }` with a parse error.
+      ? Json.stringify(f.arguments)
       : ""
-    const call = callFor(index, id, name)
+    const call = index === functionCallSlot ? (functionCall ??= newCall()) : callFor(index, id, name)
     if (call.id === undefined) call.id = id
     if (call.name === undefined) call.name = name
     assembler.add(call.index, args, id, name)
@@ -248,7 +256,7 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
         if (Wire.isObject<Wire.ToolCallFragment>(piece)) toolPiece(out, piece.index, piece.id, piece.function)
       }
     }
-    if (Wire.isObject(d.function_call)) toolPiece(out, functionCallKey, undefined, d.function_call)
+    if (Wire.isObject(d.function_call)) toolPiece(out, functionCallSlot, undefined, d.function_call)
   }
 
   // --- usage -----------------------------------------------------------------------------------
@@ -260,13 +268,15 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
     const completion = Wire.isObject<{ reasoning_tokens: number }>(u.completion_tokens_details)
       ? u.completion_tokens_details
       : undefined
+    // Counts that are not safe non-negative integers (strings, -1, 0.5, 1e308) are absent: Usage.count.
     const input = Wire.count(u.prompt_tokens)
     const output = Wire.count(u.completion_tokens)
     const total = Wire.count(u.total_tokens)
     const reasoning = Wire.count(completion?.reasoning_tokens)
     // xAI leaves reasoning out of completion_tokens and says so only through the sum.
-    const outputExcludesReasoning = input !== undefined && output !== undefined && reasoning !== undefined &&
-      total === input + output + reasoning && total !== input + output
+    const both = input !== undefined && output !== undefined ? Usage.addCounts(input, output) : undefined
+    const outputExcludesReasoning = both !== undefined && reasoning !== undefined &&
+      total === Usage.addCounts(both, reasoning) && total !== both
     const next = Usage.normalize({
       input,
       output,
@@ -274,13 +284,14 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
       cacheRead: Wire.count(u.prompt_cache_hit_tokens) ?? Wire.count(prompt?.cached_tokens), // DeepSeek first
       cacheWrite: Wire.count(prompt?.cache_write_tokens),
       reasoning,
-      outputExcludesReasoning,
-      raw: u
+      outputExcludesReasoning
     })
     // Perplexity repeats its running totals on every chunk, unchanged at the end.
     if (lastUsage !== undefined && sameCounts(lastUsage, next)) return
-    lastUsage = next
-    emit(out, StreamChunk.usage(next))
+    // The provider's object is checked (depth, Infinity) only when a new snapshot keeps it.
+    const raw = Usage.keepableRaw(u)
+    lastUsage = raw === undefined ? next : { ...next, raw }
+    emit(out, StreamChunk.usage(lastUsage))
   }
 
   // --- the end ---------------------------------------------------------------------------------

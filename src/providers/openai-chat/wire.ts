@@ -11,6 +11,8 @@
  * @since 0.1.0
  */
 
+import * as Usage from "../../Usage.js"
+
 /** One event of a Chat Completions stream. */
 export interface ChatCompletionChunk {
   /** Empty on Azure's first chunk. */
@@ -196,9 +198,11 @@ export const isArray = (u: unknown): u is ReadonlyArray<unknown> => Array.isArra
 /** Whether a value is a string with at least one character. */
 export const isNonEmptyString = (u: unknown): u is string => typeof u === "string" && u !== ""
 
-/** A token count, or `undefined` when the field is missing or not a finite non-negative number. */
-export const count = (u: unknown): number | undefined =>
-  typeof u === "number" && Number.isFinite(u) && u >= 0 ? u : undefined
+/**
+ * A token count, or `undefined` when the field is missing or not a safe non-negative integer: the
+ * one rule every provider shares, {@link Usage.count}.
+ */
+export const count: (u: unknown) => number | undefined = Usage.count
 
 /** Whether an event's data is the end marker (checked by prefix, as the openai SDK does). */
 export const isDone = (data: string): boolean => data.startsWith("[DONE]")
