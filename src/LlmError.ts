@@ -5,6 +5,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
+import * as Json from "./internal/json.js"
 import type * as Response from "./Response.js"
 
 /** Every error code, each with a fixed meaning across providers. */
@@ -76,13 +77,37 @@ export const maxDetailsChars = 8_192
  */
 export const scrub = (text: string): string =>
   text
-    .replace(/\b(sk|rk|pk|gsk|xai|csk)([-_])[A-Za-z0-9_\-*.]{8,}/g, "$1$2[redacted]")
-    .replace(/\bAIza[0-9A-Za-z_\-]{20,}/g, "AIza[redacted]")
+    // Not after a letter or digit, rather than at a word boundary: "_sk-…" and "SK-…" are keys too.
+    .replace(/(?<![A-Za-z0-9])(sk|rk|pk|gsk|xai|csk)([-_])[A-Za-z0-9_\-*.]{8,}/gi, "$1$2[redacted]")
+    .replace(/(?<![A-Za-z0-9])AIza[0-9A-Za-z_\-]{20,}/g, "AIza[redacted]")
     .replace(/\bBearer\s+[^\s"',]+/gi, "Bearer [redacted]")
+
+/** What stands in for a part of a body nested deeper than `Json.maxDepth`. */
+const tooDeep = "[nested too deeply]"
+
+/**
+ * A copy of a body that `JSON.stringify` can write and that reads back the same: containers past
+ * `Json.maxDepth` levels (or a cycle) replaced by a marker, non-finite numbers by `null`. Recursion
+ * is bounded by that depth.
+ */
+const serializable = (value: unknown, depth: number): unknown => {
+  if (typeof value === "number") return Number.isFinite(value) ? value : null
+  if (typeof value !== "object" || value === null) return value
+  if (depth >= Json.maxDepth) return tooDeep
+  if (Array.isArray(value)) return value.map((v) => serializable(v, depth + 1))
+  const out: Record<string, unknown> = {}
+  for (const [k, v] of Object.entries(value)) {
+    // Defined, not assigned: a "__proto__" key stays a key.
+    Object.defineProperty(out, k, { value: serializable(v, depth + 1), enumerable: true, writable: true, configurable: true })
+  }
+  return out
+}
 
 /**
  * Caps and scrubs an error body so a huge provider response cannot bloat an error chunk and an
- * echoed key cannot leak; a body over the cap is kept as a truncated JSON string.
+ * echoed key cannot leak; a body over the cap is kept as a truncated JSON string. A body too deep
+ * for `JSON.stringify` (or holding `Infinity`) is cut to `Json.maxDepth` levels first, so every
+ * error chunk stays serializable.
  */
 export const capDetails = (details: unknown): unknown => {
   if (details === undefined) return undefined
@@ -90,16 +115,17 @@ export const capDetails = (details: unknown): unknown => {
     const clean = scrub(details)
     return clean.length > maxDetailsChars ? clean.slice(0, maxDetailsChars) + "…[truncated]" : clean
   }
+  const value = Json.check(details) === undefined ? details : serializable(details, 0)
   let json: string | undefined
   try {
-    json = JSON.stringify(details)
+    json = JSON.stringify(value)
   } catch {
-    return scrub(String(details)).slice(0, maxDetailsChars)
+    return scrub(String(value)).slice(0, maxDetailsChars)
   }
-  if (json === undefined) return details
+  if (json === undefined) return value
   const clean = scrub(json)
   if (clean.length > maxDetailsChars) return clean.slice(0, maxDetailsChars) + "…[truncated]"
-  return clean === json ? details : (JSON.parse(clean) as unknown)
+  return clean === json ? value : (JSON.parse(clean) as unknown)
 }
 
 /** Builds an {@link ErrorInfo}; `retryable` defaults from the code; message and details are scrubbed, details capped. */

@@ -48,6 +48,8 @@ export abstract class TextFraming<Out> {
   private ended = false
   private failure: LlmError.ErrorInfo | undefined = undefined
   private readonly mask: Redact.Masker | undefined
+  /** The pending line's last characters (fewer than the longest credential form), for masking. */
+  private recent = ""
 
   /** @param unit what one event is called in the overflow message ("An SSE event"). */
   constructor(options: DecoderOptions | undefined, private readonly unit: string) {
@@ -71,18 +73,24 @@ export abstract class TextFraming<Out> {
 
   /**
    * Masks credentials in a read. A credential holds no line break, so one split across reads lies
-   * in the pending line (`tail`) and this read: only the tail's last characters need a second look,
-   * which keeps the cost linear however long the line grows.
+   * in the pending line and this read: `recent` keeps the pending line's last characters (never
+   * the whole line, which would cost a copy of a long line per read), and only a match that
+   * reaches into them makes the pending line be fed again, masked, from its start.
    */
   private masked(text: string, mask: Redact.Masker): string {
-    const reach = Math.min(this.tail.length, mask.longest - 1)
-    const probe = reach === 0 ? text : this.tail.slice(this.tail.length - reach) + text
-    if (mask.text(probe) === probe) return text
-    if (reach === 0) return mask.text(text)
-    // The pending line is fed again from its start (a line start is where feeding begins).
-    const whole = mask.text(this.tail + text)
-    this.tail = ""
-    return whole
+    const probe = this.recent + text
+    let out = text
+    if (mask.text(probe) !== probe) {
+      if (this.recent === "") out = mask.text(text)
+      else {
+        out = mask.text(this.tail + text)
+        this.tail = ""
+      }
+    }
+    const lineEnd = Math.max(out.lastIndexOf("\n"), out.lastIndexOf("\r"))
+    const pending = lineEnd === -1 ? this.recent + out : out.slice(lineEnd + 1)
+    this.recent = pending.length < mask.longest ? pending : pending.slice(pending.length - mask.longest + 1)
+    return out
   }
 
   /** The body ended: returns what the end completes (an event no terminator closed). */

@@ -397,4 +397,22 @@ describe("Sse.Decoder properties", () => {
       { numRuns: 1000 }
     )
   })
+
+  it("masks a configured key by value in the events, in any letter case, under any split", () => {
+    const key = "sk-live-Q1w2E3r4T5y6"
+    const piece = fc.constantFrom("data: ", "event: x\n", "\n", "\r\n", "\n\n", ":", "a", "é", key, key.toUpperCase(), `Bearer ${key}`)
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 30 }), cuts, (pieces, points) => {
+        const text = pieces.join("")
+        const bytes = utf8(text)
+        const masked = utf8(text.split(`Bearer ${key}`).join("[redacted]").split(key).join("[redacted]").split(key.toUpperCase()).join("[redacted]"))
+        const expected = decodeReads([masked])
+        const options = { secrets: [key, `Bearer ${key}`] }
+        expect(decodeReads([bytes], options)).toStrictEqual(expected)
+        expect(decodeReads(splitAnywhere(bytes, points), options)).toStrictEqual(expected)
+        expect(JSON.stringify(decodeReads(splitAnywhere(bytes, points), options)).toLowerCase()).not.toContain(key.toLowerCase())
+      }),
+      { numRuns: 1000 }
+    )
+  })
 })

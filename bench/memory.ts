@@ -1,0 +1,141 @@
+/**
+ * Memory figures for `npm run bench`, each against a baseline in the same run:
+ * - the worst case of one stream: its single event sits just under the 16 MiB event cap, drained
+ *   without collecting (peak RSS growth, measured first, while the process is still small);
+ * - the heap each open stream holds while it waits for the server (N streams that received their
+ *   first chunk and stay open), against the same N streams read with plain `fetch`.
+ */
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Redacted from "effect/Redacted"
+import * as Stream from "effect/Stream"
+import * as http from "node:http"
+import type { AddressInfo } from "node:net"
+import * as LanguageModel from "../src/LanguageModel.js"
+import * as OpenAiChat from "../src/providers/openai-chat/index.js"
+import * as StreamChunk from "../src/StreamChunk.js"
+
+const mb = (n: number): string => `${(n / 1024 / 1024).toFixed(1)} MB`
+const kb = (n: number): string => `${(n / 1024).toFixed(1)} KB`
+
+const gc = (): void => {
+  const collect = (globalThis as { gc?: () => void }).gc
+  if (collect !== undefined) {
+    collect()
+    collect()
+  }
+}
+
+const first = `data: ${JSON.stringify({ id: "chatcmpl-m", model: "m", choices: [{ index: 0, delta: { content: "hi" } }] })}\n\n`
+
+/** A server: `/big` sends one event just under the cap; `/hold` sends one event and holds the connection. */
+const start = (bigChars: number): Promise<{ readonly url: string; readonly close: () => Promise<void> }> =>
+  new Promise((resolve) => {
+    const big = `data: ${JSON.stringify({ id: "chatcmpl-m", model: "m", choices: [{ index: 0, delta: { content: "x".repeat(bigChars) } }] })}\n\ndata: [DONE]\n\n`
+    const server = http.createServer((req, res) => {
+      req.resume()
+      req.on("end", () => {
+        res.writeHead(200, { "content-type": "text/event-stream" })
+        if (req.url?.startsWith("/big") === true) {
+          res.end(big)
+        } else {
+          res.write(first)
+        }
+      })
+    })
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as AddressInfo
+      resolve({
+        url: `http://127.0.0.1:${port}`,
+        close: () =>
+          new Promise<void>((done) => {
+            server.closeAllConnections()
+            server.close(() => done())
+          })
+      })
+    })
+  })
+
+const layer = (url: string) =>
+  OpenAiChat.layer({ model: "m", baseUrl: url, apiKey: Redacted.make("sk-bench-0123456789abcdef"), retry: { times: 0 } })
+
+/** Peak RSS growth of one stream whose single event is just under the cap. */
+const worstCase = async (url: string, bigChars: number): Promise<string> => {
+  gc()
+  const rssBefore = process.memoryUsage().rss
+  const peakBefore = process.resourceUsage().maxRSS * 1024
+  const chunks = await LanguageModel.stream("hi").pipe(
+    Stream.map((c) => (c.type === "text-delta" ? c.delta.length : c.type)),
+    Stream.runCollect,
+    Effect.provide(layer(`${url}/big`)),
+    Effect.provide(FetchHttpClient.layer),
+    Effect.runPromise
+  )
+  const got = [...chunks]
+  if (got[1] !== bigChars || got[got.length - 1] !== "finish") throw new Error(`worst case decoded ${JSON.stringify(got)}`)
+  const peakGrowth = process.resourceUsage().maxRSS * 1024 - Math.max(peakBefore, rssBefore)
+  return `  one stream, one event just under the 16 MiB cap (${mb(bigChars)} of text), drained: peak RSS growth ${mb(Math.max(0, peakGrowth))}`
+}
+
+/** Heap held per open stream: `n` streams that received their first chunk and wait for more. */
+const perOpenStream = async (url: string, n: number): Promise<string> => {
+  // Plain fetch: the floor.
+  gc()
+  const base = process.memoryUsage().heapUsed
+  const controllers: Array<AbortController> = []
+  const readers = await Promise.all(Array.from({ length: n }, async () => {
+    const controller = new AbortController()
+    controllers.push(controller)
+    const response = await fetch(`${url}/hold/chat/completions`, { method: "POST", body: "{}", signal: controller.signal })
+    const reader = response.body!.getReader()
+    await reader.read()
+    return reader
+  }))
+  gc()
+  const floor = (process.memoryUsage().heapUsed - base) / n
+  for (const c of controllers) c.abort()
+  await Promise.all(readers.map((r) => r.cancel().catch(() => undefined)))
+  await new Promise((r) => setTimeout(r, 200))
+
+  // Ours: OpenAiChat, each stream consumed with runForEach.
+  gc()
+  const base2 = process.memoryUsage().heapUsed
+  let firsts = 0
+  const fibers = await Effect.runPromise(Effect.forEach(
+    Array.from({ length: n }, (_, i) => i),
+    () =>
+      // Daemons: they outlive the effect that starts them.
+      Effect.forkDaemon(
+        LanguageModel.stream("hi").pipe(
+          Stream.runForEach((c) =>
+            Effect.sync(() => {
+              if (c.type === "text-delta") firsts++
+              if (StreamChunk.isTerminal(c)) throw new Error(`a held stream ended: ${JSON.stringify(c)}`)
+            })
+          ),
+          Effect.provide(layer(`${url}/hold`)),
+          Effect.provide(FetchHttpClient.layer)
+        )
+      )
+  ))
+  while (firsts < n) await new Promise((r) => setTimeout(r, 10))
+  gc()
+  const ours = (process.memoryUsage().heapUsed - base2) / n
+  await Effect.runPromise(Fiber.interruptAll(fibers))
+  return `  heap per open stream (${n} streams after their first chunk): plain fetch ${kb(floor)}, ours ${kb(ours)}, ratio ${(ours / floor).toFixed(2)}x`
+}
+
+/** Runs both measurements and returns the lines to print. */
+export const run = async (): Promise<Array<string>> => {
+  const bigChars = 16 * 1024 * 1024 - 1024 - 33
+  const server = await start(bigChars)
+  try {
+    const lines = ["Memory" + ((globalThis as { gc?: unknown }).gc === undefined ? " (run with --expose-gc for steadier figures)" : "")]
+    lines.push(await worstCase(server.url, bigChars))
+    lines.push(await perOpenStream(server.url, Number(process.env.BENCH_OPEN_STREAMS ?? 500)))
+    return lines
+  } finally {
+    await server.close()
+  }
+}
