@@ -8,10 +8,11 @@
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
-import * as http from "node:http"
-import type { AddressInfo } from "node:net"
+import { spawn } from "node:child_process"
 import * as LanguageModel from "../src/LanguageModel.js"
 import * as OpenAiChat from "../src/providers/openai-chat/index.js"
 import * as StreamChunk from "../src/StreamChunk.js"
@@ -29,36 +30,42 @@ const gc = (): void => {
 
 const first = `data: ${JSON.stringify({ id: "chatcmpl-m", model: "m", choices: [{ index: 0, delta: { content: "hi" } }] })}\n\n`
 
-/** A server: `/big` sends one event just under the cap; `/hold` sends one event and holds the connection. */
+/**
+ * The server, in a child process so its own per-connection memory is not counted: `/big` sends one
+ * event just under the cap; any other path sends one event and holds the connection open.
+ */
+const serverSource = (bigChars: number): string => `
+const http = require("node:http")
+const first = ${JSON.stringify(first)}
+const big = "data: " + JSON.stringify({ id: "chatcmpl-m", model: "m", choices: [{ index: 0, delta: { content: "x".repeat(${bigChars}) } }] }) + "\\n\\ndata: [DONE]\\n\\n"
+const server = http.createServer((req, res) => {
+  req.resume()
+  req.on("end", () => {
+    res.writeHead(200, { "content-type": "text/event-stream" })
+    if (req.url.startsWith("/big")) res.end(big)
+    else res.write(first)
+  })
+})
+server.listen(0, "127.0.0.1", () => process.stdout.write(String(server.address().port) + "\\n"))
+`
+
 const start = (bigChars: number): Promise<{ readonly url: string; readonly close: () => Promise<void> }> =>
-  new Promise((resolve) => {
-    const big = `data: ${JSON.stringify({ id: "chatcmpl-m", model: "m", choices: [{ index: 0, delta: { content: "x".repeat(bigChars) } }] })}\n\ndata: [DONE]\n\n`
-    const server = http.createServer((req, res) => {
-      req.resume()
-      req.on("end", () => {
-        res.writeHead(200, { "content-type": "text/event-stream" })
-        if (req.url?.startsWith("/big") === true) {
-          res.end(big)
-        } else {
-          res.write(first)
-        }
-      })
-    })
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as AddressInfo
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["-e", serverSource(bigChars)], { stdio: ["ignore", "pipe", "inherit"] })
+    child.once("error", reject)
+    child.stdout.once("data", (port: Buffer) =>
       resolve({
-        url: `http://127.0.0.1:${port}`,
+        url: `http://127.0.0.1:${String(port).trim()}`,
         close: () =>
           new Promise<void>((done) => {
-            server.closeAllConnections()
-            server.close(() => done())
+            child.once("exit", () => done())
+            child.kill()
           })
-      })
-    })
+      }))
   })
 
 const layer = (url: string) =>
-  OpenAiChat.layer({ model: "m", baseUrl: url, apiKey: Redacted.make("sk-bench-0123456789abcdef"), retry: { times: 0 } })
+  OpenAiChat.layer({ model: "m", baseUrl: url, apiKey: Redacted.make(process.env.BENCH_KEY ?? "sk-bench-0123456789abcdef"), retry: { times: 0 } })
 
 /** Peak RSS growth of one stream whose single event is just under the cap. */
 const worstCase = async (url: string, bigChars: number): Promise<string> => {
@@ -99,10 +106,13 @@ const perOpenStream = async (url: string, n: number): Promise<string> => {
   await new Promise((r) => setTimeout(r, 200))
 
   // Ours: OpenAiChat, each stream consumed with runForEach.
+  let firsts = 0
+  // One model for all the streams, as a program provides it once.
+  const runtime = ManagedRuntime.make(Layer.provide(layer(`${url}/hold`), FetchHttpClient.layer))
+  await runtime.runPromise(Effect.void)
   gc()
   const base2 = process.memoryUsage().heapUsed
-  let firsts = 0
-  const fibers = await Effect.runPromise(Effect.forEach(
+  const fibers = await runtime.runPromise(Effect.forEach(
     Array.from({ length: n }, (_, i) => i),
     () =>
       // Daemons: they outlive the effect that starts them.
@@ -113,9 +123,7 @@ const perOpenStream = async (url: string, n: number): Promise<string> => {
               if (c.type === "text-delta") firsts++
               if (StreamChunk.isTerminal(c)) throw new Error(`a held stream ended: ${JSON.stringify(c)}`)
             })
-          ),
-          Effect.provide(layer(`${url}/hold`)),
-          Effect.provide(FetchHttpClient.layer)
+          )
         )
       )
   ))
@@ -123,6 +131,7 @@ const perOpenStream = async (url: string, n: number): Promise<string> => {
   gc()
   const ours = (process.memoryUsage().heapUsed - base2) / n
   await Effect.runPromise(Fiber.interruptAll(fibers))
+  await runtime.dispose()
   return `  heap per open stream (${n} streams after their first chunk): plain fetch ${kb(floor)}, ours ${kb(ours)}, ratio ${(ours / floor).toFixed(2)}x`
 }
 

@@ -21,12 +21,15 @@ import * as Stream from "effect/Stream"
 
 /** The time limits of a handoff, each with the failure it ends the consumer with. */
 export interface Limits<E> {
-  /** From the start until {@link Handoff.endFirst} or {@link Handoff.startIdle} (HTTP: the headers). */
+  /** From the start until {@link Handoff.startIdle} (HTTP: the headers). */
   readonly first: Duration.Duration
   readonly onFirst: () => E
   /** After {@link Handoff.startIdle}: the longest the consumer may wait for its next value. */
   readonly idle: Duration.Duration
   readonly onIdle: () => E
+  /** When the whole exchange must have ended (epoch ms on the handoff's clock), whatever the consumer does. */
+  readonly totalAt?: number | undefined
+  readonly onTotal?: (() => E) | undefined
 }
 
 /**
@@ -51,11 +54,6 @@ export class Handoff<A, E> {
     this.idleMs = Duration.toMillis(limits.idle)
     this.deadline = clock.unsafeCurrentTimeMillis() + Duration.toMillis(limits.first)
     this.onDeadline = limits.onFirst
-  }
-
-  /** Ends the first limit, with no other limit after it. */
-  endFirst(): void {
-    this.deadline = Infinity
   }
 
   /** Ends the first limit; from now on the idle limit applies. */
@@ -140,7 +138,8 @@ export class Handoff<A, E> {
 
   /**
    * Enforces the limits until the producer finishes (run it in a fiber of its own): when the
-   * deadline passes, the consumer gets the limit's failure and `producer` is interrupted. It wakes at
+   * deadline (or the total limit) passes, the consumer gets the limit's failure and `producer` is
+   * interrupted. It wakes at
    * each deadline exactly, so under `TestClock` a timeout comes neither early nor late; and it never
    * sleeps longer than the idle limit, so an idle deadline set while it sleeps (always at least that
    * far ahead) is never missed. (At least a millisecond, so an idle limit of zero cannot spin.)
@@ -152,6 +151,7 @@ export class Handoff<A, E> {
    */
   watch(producer: Fiber.Fiber<unknown, unknown>): Effect.Effect<void> {
     const longest = Math.max(1, this.idleMs)
+    const totalAt = this.limits.totalAt ?? Infinity
     let wakeAt = -1
     let granted = 0
     const sleep = (now: number, ms: number): Effect.Effect<void> => {
@@ -162,9 +162,13 @@ export class Handoff<A, E> {
       if (this.final !== undefined) return Effect.void
       const now = this.clock.unsafeCurrentTimeMillis()
       const late = wakeAt < 0 ? 0 : now - wakeAt
+      if (now >= totalAt && this.limits.onTotal !== undefined) {
+        this.fail(Cause.fail(this.limits.onTotal()))
+        return Fiber.interrupt(producer)
+      }
       if (now < this.deadline) {
         granted = 0
-        return sleep(now, Math.min(this.deadline - now, longest))
+        return sleep(now, Math.min(this.deadline - now, totalAt - now, longest))
       }
       if (late > lagTolerance && granted < longest) {
         granted += late

@@ -18,13 +18,13 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as Exit from "effect/Exit"
+import * as Schedule from "effect/Schedule"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as LlmError from "../LlmError.js"
 import * as StreamChunk from "../StreamChunk.js"
 import * as HandoffModule from "../internal/handoff.js"
 import * as Redact from "../internal/redact.js"
-import * as Timeouts from "../internal/timeouts.js"
 import * as Unwrap from "../internal/unwrap.js"
 import type * as ChunkDecoder from "./ChunkDecoder.js"
 import * as Http from "./Http.js"
@@ -140,6 +140,15 @@ export const requestIdOf = (headers: Readonly<Record<string, string>>): string |
 
 const timeoutError = (provider: string, what: string, d: Duration.DurationInput): LlmError.LlmError =>
   LlmError.make({ code: "timeout", message: `${what} (${Duration.format(Duration.decode(d))})`, provider })
+
+/**
+ * The total limit of one response, across its attempts: when it passes (epoch ms on the Effect
+ * clock; `Infinity` for none) and the error it ends with. No attempt starts after it has passed.
+ */
+interface Total {
+  readonly at: number
+  readonly error: () => LlmError.LlmError
+}
 
 /** What an attempt hands its consumer: the chunks decoded from one network read. */
 type Handoff = HandoffModule.Handoff<Chunk.Chunk<StreamChunk.StreamChunk>, LlmError.LlmError>
@@ -426,9 +435,11 @@ interface Started {
 const start = <Ev>(
   req: Request<Ev>,
   secrets: ReadonlyArray<string>,
-  mask: Redact.Masker | undefined
+  mask: Redact.Masker | undefined,
+  total: Total
 ): Effect.Effect<Started, LlmError.LlmError, Http.Client | Scope.Scope> =>
   Effect.gen(function*() {
+    if (total.at !== Infinity && (yield* Clock.currentTimeMillis) >= total.at) return yield* Effect.fail(total.error())
     const scope = yield* Scope.fork(yield* Effect.scope, ExecutionStrategy.sequential)
     const headers = Duration.decode(req.timeouts?.headers ?? defaultHeadersTimeout)
     const idle = Duration.decode(req.timeouts?.idle ?? defaultIdleTimeout)
@@ -436,7 +447,9 @@ const start = <Ev>(
       first: headers,
       onFirst: () => timeoutError(req.provider, "No response headers in time", headers),
       idle,
-      onIdle: () => timeoutError(req.provider, "No data from the server (idle timeout)", idle)
+      onIdle: () => timeoutError(req.provider, "No data from the server (idle timeout)", idle),
+      totalAt: total.at,
+      onTotal: total.error
     })
     const producer = yield* Effect.forkIn(produce(req, secrets, mask, handoff), scope)
     yield* Effect.forkIn(handoff.watch(producer), scope)
@@ -475,13 +488,30 @@ export const streamWith = <Ev>(
 ): Stream.Stream<StreamChunk.StreamChunk, LlmError.LlmError> => {
   const secrets = [...(req.secrets ?? []), ...Http.secretsOf(req.headers)]
   const mask = Redact.make(secrets)
+  const limit = Duration.decode(req.timeouts?.total ?? defaultTotalTimeout)
   const stream = Unwrap.unwrapScoped(
-    start(req, secrets, mask).pipe(
-      Effect.retry({ schedule: Retry.policy(req.retry), while: (e) => e.retryable }),
-      Effect.provideService(Http.Client, client),
-      Effect.map(toStream)
-    )
-  ).pipe(Timeouts.apply({ total: req.timeouts?.total ?? defaultTotalTimeout }, req.provider))
+    Effect.flatMap(Effect.clock, (clock) => {
+      const total: Total = {
+        at: Duration.isFinite(limit) ? clock.unsafeCurrentTimeMillis() + Duration.toMillis(limit) : Infinity,
+        error: () =>
+          LlmError.make({
+            code: "timeout",
+            message: `Total timeout: the stream took longer than ${Duration.format(limit)}`,
+            provider: req.provider
+          })
+      }
+      // A wait between attempts never runs past the total limit; the attempt after it then fails.
+      const schedule = Schedule.modifyDelay(
+        Retry.policy(req.retry),
+        (_, delay) => Duration.min(delay, Duration.millis(Math.max(0, total.at - clock.unsafeCurrentTimeMillis())))
+      )
+      return start(req, secrets, mask, total).pipe(
+        Effect.retry({ schedule, while: (e) => e.retryable && clock.unsafeCurrentTimeMillis() < total.at }),
+        Effect.provideService(Http.Client, client),
+        Effect.map(toStream)
+      )
+    })
+  )
   return mask === undefined
     ? stream
     : Stream.mapError(stream, (e) => LlmError.fromInfo(maskInfo(mask, LlmError.toInfo(e))))

@@ -132,6 +132,24 @@ describe("Transport", () => {
       expect(last.type === "error" && last.error.message).toBe("No data from the server (idle timeout) (10s)")
     }).pipe(Effect.provide(Replay.layer({ body: "m\nt:start\n", stall: true }))))
 
+  it.effect("the total limit covers the waits between attempts: a long Retry-After ends at the limit, not after it", () =>
+    Effect.gen(function*() {
+      const fiber = yield* Effect.fork(collect(toy({ timeouts: { total: "10 seconds" } })))
+      yield* awaitSleepUntil(10_000)
+      yield* TestClock.adjust("9999 millis")
+      yield* settle()
+      expect(fiber.unsafePoll()).toBeNull()
+      yield* TestClock.adjust("1 millis")
+      expect(yield* Fiber.join(fiber)).toStrictEqual([
+        StreamChunk.error(LlmError.info({
+          code: "timeout",
+          message: "Total timeout: the stream took longer than 10s",
+          provider: "toy"
+        }))
+      ])
+      expect((yield* Replay.requests).length).toBe(1)
+    }).pipe(Effect.provide(Replay.layer({ status: 429, headers: { "retry-after": "60" }, body: "slow down" }))))
+
   it.effect("the total timeout ends even a trickling stream", () =>
     Effect.gen(function*() {
       const fiber = yield* Effect.fork(collect(toy({ timeouts: { total: "2500 millis" } })))
