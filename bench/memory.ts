@@ -1,5 +1,6 @@
 /**
- * Memory figures for `npm run bench`, each against a baseline in the same run:
+ * Memory figures for `npm run bench` (run by bench/main.ts in a fresh process of its own), each
+ * against a baseline in the same run:
  * - the worst case of one stream: its single event sits just under the 16 MiB event cap, drained
  *   without collecting (peak RSS growth, measured first, while the process is still small);
  * - the heap each open stream holds while it waits for the server (N streams that received their
@@ -136,7 +137,7 @@ const perOpenStream = async (url: string, n: number): Promise<string> => {
 }
 
 /** Runs both measurements and returns the lines to print. */
-export const run = async (): Promise<Array<string>> => {
+const run = async (): Promise<Array<string>> => {
   const bigChars = 16 * 1024 * 1024 - 1024 - 33
   const server = await start(bigChars)
   try {
@@ -148,3 +149,11 @@ export const run = async (): Promise<Array<string>> => {
     await server.close()
   }
 }
+
+run().then(
+  (lines) => process.stdout.write(lines.join("\n") + "\n"),
+  (e: unknown) => {
+    process.stderr.write(`memory bench failed: ${e instanceof Error ? e.stack ?? e.message : String(e)}\n`)
+    process.exitCode = 1
+  }
+)

@@ -54,7 +54,7 @@ export abstract class TextFraming<Out> {
   /** @param unit what one event is called in the overflow message ("An SSE event"). */
   constructor(options: DecoderOptions | undefined, private readonly unit: string) {
     this.maxEventBytes = options?.maxEventBytes ?? defaultMaxEventBytes
-    this.mask = options?.secrets === undefined ? undefined : Redact.make(options.secrets)
+    this.mask = options?.secrets === undefined ? undefined : Redact.make(options.secrets)?.stream
   }
 
   /** Set once an event grew past the cap (code `protocol`); from then on nothing more is decoded. */
@@ -74,22 +74,28 @@ export abstract class TextFraming<Out> {
   /**
    * Masks credentials in a read. A credential holds no line break, so one split across reads lies
    * in the pending line and this read: `recent` keeps the pending line's last characters (never
-   * the whole line, which would cost a copy of a long line per read), and only a match that
-   * reaches into them makes the pending line be fed again, masked, from its start.
+   * the whole line, which would cost a copy of a long line per read), and only a match across the
+   * boundary makes the pending line be fed again, masked, from its start. Per read this costs one
+   * scan of the read and a few short strings.
    */
   private masked(text: string, mask: Redact.Masker): string {
-    const probe = this.recent + text
-    let out = text
-    if (mask.text(probe) !== probe) {
-      if (this.recent === "") out = mask.text(text)
-      else {
-        out = mask.text(this.tail + text)
+    const reach = mask.longest - 1
+    let out = mask.text(text)
+    if (this.recent !== "") {
+      const edge = this.recent + out.slice(0, reach)
+      if (mask.text(edge) !== edge) {
+        out = mask.text(this.tail + out)
         this.tail = ""
       }
     }
-    const lineEnd = Math.max(out.lastIndexOf("\n"), out.lastIndexOf("\r"))
-    const pending = lineEnd === -1 ? this.recent + out : out.slice(lineEnd + 1)
-    this.recent = pending.length < mask.longest ? pending : pending.slice(pending.length - mask.longest + 1)
+    const end = out.length > reach ? out.slice(out.length - reach) : out
+    const lineEnd = Math.max(end.lastIndexOf("\n"), end.lastIndexOf("\r"))
+    if (lineEnd !== -1) this.recent = end.slice(lineEnd + 1)
+    else if (out.length > reach) this.recent = end
+    else {
+      const pending = this.recent + end
+      this.recent = pending.length > reach ? pending.slice(pending.length - reach) : pending
+    }
     return out
   }
 

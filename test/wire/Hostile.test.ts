@@ -85,13 +85,13 @@ describe("secrets: the configured key is masked by value everywhere", () => {
       const chunks = yield* chunksFrom(server)
       expect(errorOf(chunks)).toStrictEqual({
         code: "authentication",
-        message: "bad key [redacted], _[redacted], [redacted]",
+        message: "bad key Bearer%20[redacted], _[redacted], [redacted]",
         status: 401,
         retryable: false,
         provider: "openai",
         requestId: "[redacted]",
         details: {
-          error: { message: "bad key [redacted], _[redacted], [redacted]", code: "invalid_api_key" }
+          error: { message: "bad key Bearer%20[redacted], _[redacted], [redacted]", code: "invalid_api_key" }
         }
       })
       expect(leaks(JSON.stringify(chunks), openAiKey)).toBe(false)

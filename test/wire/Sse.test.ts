@@ -405,7 +405,7 @@ describe("Sse.Decoder properties", () => {
       fc.property(fc.array(piece, { maxLength: 30 }), cuts, (pieces, points) => {
         const text = pieces.join("")
         const bytes = utf8(text)
-        const masked = utf8(text.split(`Bearer ${key}`).join("[redacted]").split(key).join("[redacted]").split(key.toUpperCase()).join("[redacted]"))
+        const masked = utf8(text.split(key).join("[redacted]").split(key.toUpperCase()).join("[redacted]"))
         const expected = decodeReads([masked])
         const options = { secrets: [key, `Bearer ${key}`] }
         expect(decodeReads([bytes], options)).toStrictEqual(expected)
