@@ -50,7 +50,9 @@ const chunksFrom = (server: Hostile, options?: Partial<OpenAiChat.Options>) =>
 /** The terminal chunk, which must be the only one. */
 const terminalOf = (chunks: ReadonlyArray<StreamChunk.StreamChunk>) => {
   expect(chunks.filter(StreamChunk.isTerminal).length).toBe(1)
-  return chunks[chunks.length - 1]
+  const last = chunks[chunks.length - 1]
+  if (!StreamChunk.isTerminal(last)) throw new Error(`the last chunk is not terminal: ${JSON.stringify(last)}`)
+  return last
 }
 
 const errorOf = (chunks: ReadonlyArray<StreamChunk.StreamChunk>) => {
@@ -361,5 +363,52 @@ describe("under load: the idle timeout measures the server's silence, not our la
       )
       expect(Response.fromChunks(chunks).text).toBe("one two")
       expect(terminalOf(chunks)).toStrictEqual(StreamChunk.finish("stop", "stop"))
+    }).pipe(Effect.scoped))
+})
+
+describe("under load: many concurrent faulty streams", () => {
+  it.live("600 streams (answers, paced answers, drops, in-band errors): exact endings, no false timeouts, no open request left", () =>
+    Effect.gen(function*() {
+      const body = chatBody("alpha beta gamma delta")
+      const firstEvent = body.slice(0, body.indexOf("data: ", 1))
+      const server = yield* serve((_req, res, n) => {
+        res.writeHead(200, { "content-type": "text/event-stream" })
+        switch (n % 4) {
+          case 0:
+            return res.end(body)
+          case 1:
+            res.write(firstEvent)
+            return setTimeout(() => res.destroy(), 30)
+          case 2:
+            return res.end(firstEvent + `data: {"error":{"message":"upstream failed","type":"server_error"}}\n\n`)
+          default: {
+            const parts = body.match(/[\s\S]{1,120}/g) ?? []
+            let i = 0
+            const next = (): void => {
+              if (i < parts.length - 1) {
+                res.write(parts[i++])
+                setTimeout(next, 20)
+              } else res.end(parts[i])
+            }
+            return next()
+          }
+        }
+      })
+      const results = yield* Effect.forEach(
+        Array.from({ length: 600 }, (_, i) => i),
+        () => chunksFrom(server, { timeouts: { idle: "2 seconds" } }),
+        { concurrency: "unbounded" }
+      )
+      const endings = new Map<string, number>()
+      for (const chunks of results) {
+        const last = terminalOf(chunks)
+        const key = last.type === "finish" ? `finish:${last.reason}` : `error:${last.error.code}`
+        endings.set(key, (endings.get(key) ?? 0) + 1)
+        if (last.type === "finish") expect(Response.fromChunks(chunks).text).toBe("alpha beta gamma delta")
+        else expect(Response.fromChunks(chunks).text).toBe("alpha ")
+      }
+      expect(Object.fromEntries(endings)).toStrictEqual({ "finish:stop": 300, "error:network": 150, "error:server": 150 })
+      yield* Effect.sleep("100 millis")
+      expect(server.open()).toBe(0)
     }).pipe(Effect.scoped))
 })
