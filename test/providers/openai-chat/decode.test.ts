@@ -6,17 +6,11 @@ import * as Response from "../../../src/Response.js"
 import * as StreamChunk from "../../../src/StreamChunk.js"
 import { decodeAll } from "../../../src/wire/ChunkDecoder.js"
 import type * as Sse from "../../../src/wire/Sse.js"
+import { argDelta, call, DONE, event, finish, META } from "../../support/chat.js"
 
 // --- input helpers -------------------------------------------------------------------------------
 
-const event = (data: string, extra?: { event?: string; error?: string }): Sse.Event => ({
-  event: extra?.event ?? "message",
-  data,
-  id: undefined,
-  ...(extra?.error !== undefined ? { error: extra.error } : {})
-})
 const data = (payload: unknown): Sse.Event => event(JSON.stringify(payload))
-const DONE = event("[DONE]")
 const chunk = (delta: object, finish: string | null = null, extra: object = {}) =>
   data({ id: "chatcmpl-1", object: "chat.completion.chunk", model: "gpt-test", choices: [{ index: 0, delta, finish_reason: finish }], ...extra })
 const usageChunk = (usage: object) => data({ id: "chatcmpl-1", model: "gpt-test", choices: [], usage })
@@ -24,21 +18,8 @@ const decode = (events: Array<Sse.Event>, provider = "openai") => decodeAll(Deco
 
 // --- expected chunks, written out ---------------------------------------------------------------
 
-const META = { type: "metadata", provider: "openai", model: "gpt-test", responseId: "chatcmpl-1" }
 const text = (delta: string) => ({ type: "text-delta", delta })
 const thinking = (delta: string, accumulated: string) => ({ type: "reasoning-delta", delta, accumulated })
-const argDelta = (index: number, argumentsDelta: string, head?: { id?: string; name: string }) => ({
-  type: "tool-call-delta",
-  index,
-  argumentsDelta,
-  ...head
-})
-const call = (index: number, id: string, name: string, rawArguments: string, args: unknown) => ({
-  type: "tool-call",
-  toolCall: { index, id, name, arguments: args, rawArguments }
-})
-const finish = (reason: string, rawReason?: string) =>
-  rawReason === undefined ? { type: "finish", reason } : { type: "finish", reason, rawReason }
 
 /** Reads one of our own transcripts as the SSE decoder would frame it (LF-only files, no multi-line data). */
 const readSse = (name: string): Array<Sse.Event> =>

@@ -11,10 +11,9 @@ import * as StreamChunk from "../../../src/StreamChunk.js"
 import * as UsageMeter from "../../../src/UsageMeter.js"
 import { decodeAll } from "../../../src/wire/ChunkDecoder.js"
 import type * as Sse from "../../../src/wire/Sse.js"
+import { argDelta, call, DONE, event, META } from "../../support/chat.js"
 
 const MAX = Number.MAX_SAFE_INTEGER
-const event = (data: string): Sse.Event => ({ event: "message", data, id: undefined })
-const DONE = event("[DONE]")
 const head = "\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"model\":\"gpt-test\""
 /** A chunk written as text, so it can hold what JSON.stringify cannot write (1e999, 100,000 levels). */
 const rawChunk = (rest: string): Sse.Event => event(`{${head},${rest}}`)
@@ -22,17 +21,6 @@ const delta = (d: object, finish: string | null = null): Sse.Event =>
   rawChunk(`"choices":[${JSON.stringify({ index: 0, delta: d, finish_reason: finish })}]`)
 const decode = (events: Array<Sse.Event>) => decodeAll(Decode.make({ provider: "openai" }), events)
 
-const META = { type: "metadata", provider: "openai", model: "gpt-test", responseId: "chatcmpl-1" }
-const argDelta = (index: number, argumentsDelta: string, first?: { id: string; name: string }) => ({
-  type: "tool-call-delta",
-  index,
-  argumentsDelta,
-  ...first
-})
-const call = (index: number, id: string, name: string, rawArguments: string, args: unknown) => ({
-  type: "tool-call",
-  toolCall: { index, id, name, arguments: args, rawArguments }
-})
 const tooDeep = "The arguments' JSON is nested too deeply (more than 64 levels of arrays and objects)"
 const deepArrays = "[".repeat(100_000) + "]".repeat(100_000)
 const deepObjects = "{\"a\":".repeat(100_000) + "1" + "}".repeat(100_000)
