@@ -256,10 +256,21 @@ const statusError = <Ev>(
 ): Effect.Effect<never, LlmError.LlmError> =>
   Effect.flatMap(Clock.currentTimeMillis, (now) => {
     const retryAfterMs = Retry.retryAfterMs(headers, now)
-    const info = req.errorFromResponse(status, document.text, { requestId: requestIdOf(headers), retryAfterMs })
+    // A proxy's HTML error page says nothing a message should quote: the status speaks, the page is kept as details.
+    const html = isHtml(document.text)
+    const info = req.errorFromResponse(status, html ? "" : document.text, { requestId: requestIdOf(headers), retryAfterMs })
     const retryable = Retry.shouldRetryHeader(headers) ?? (info.code !== "quota" && HttpStatus.isRetryableStatus(status))
-    return Effect.fail(LlmError.fromInfo({ ...info, message: info.message + cutNote(document), status, retryable }))
+    return Effect.fail(LlmError.fromInfo({
+      ...info,
+      message: info.message + (html ? " (an HTML page)" : "") + cutNote(document),
+      status,
+      retryable,
+      ...(html ? { details: LlmError.capDetails(document.text) } : {})
+    }))
   })
+
+/** Whether a body is an HTML page (its first character, after whitespace and a BOM, is `<`). */
+const isHtml = (text: string): boolean => /^[\s\uFEFF]*</.test(text)
 
 /** Whether a parsed body reads as an error: `{"error": …}`, `{"type": "error"}` or an RFC 9457 problem. */
 const isErrorDocument = (parsed: unknown): boolean => {

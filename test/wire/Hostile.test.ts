@@ -313,6 +313,23 @@ describe("content types: a 2xx body is what it is, not what it is labelled", () 
       }).pipe(Effect.scoped))
   }
 
+  it.live("an HTML error page (a 401 from a proxy) is an error named by its status, the page kept as details", () =>
+    Effect.gen(function*() {
+      const html = "\n<html><head><title>401 Authorization Required</title></head><body>nginx</body></html>"
+      const server = yield* serve((_req, res) => {
+        res.writeHead(401, { "content-type": "text/html" })
+        res.end(html)
+      })
+      const error = errorOf(yield* chunksFrom(server))
+      expect([error.code, error.message, error.status, error.retryable, error.details]).toStrictEqual([
+        "authentication",
+        "The provider answered with HTTP 401 (an HTML page)",
+        401,
+        false,
+        html
+      ])
+    }).pipe(Effect.scoped))
+
   it.live("a stream with no content type, or a wrong one, is still read as the stream it is", () =>
     Effect.gen(function*() {
       const server = yield* serve((_req, res, n) => {
