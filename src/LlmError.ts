@@ -115,7 +115,8 @@ export const capDetails = (details: unknown): unknown => {
     const clean = scrub(details)
     return clean.length > maxDetailsChars ? clean.slice(0, maxDetailsChars) + "…[truncated]" : clean
   }
-  const value = Json.check(details) === undefined ? details : serializable(details, 0)
+  // The strings are scrubbed where they stand: scrubbing the JSON text could break its syntax.
+  const value = scrubLeaves(Json.check(details) === undefined ? details : serializable(details, 0), 0)
   let json: string | undefined
   try {
     json = JSON.stringify(value)
@@ -123,9 +124,27 @@ export const capDetails = (details: unknown): unknown => {
     return scrub(String(value)).slice(0, maxDetailsChars)
   }
   if (json === undefined) return value
-  const clean = scrub(json)
-  if (clean.length > maxDetailsChars) return clean.slice(0, maxDetailsChars) + "…[truncated]"
-  return clean === json ? value : (JSON.parse(clean) as unknown)
+  return json.length > maxDetailsChars ? json.slice(0, maxDetailsChars) + "…[truncated]" : value
+}
+
+/** Plain data with every string scrubbed (keys too), copied only where something changed; bounded by `Json.maxDepth`. */
+const scrubLeaves = (value: unknown, depth: number): unknown => {
+  if (typeof value === "string") return scrub(value)
+  if (typeof value !== "object" || value === null) return value
+  if (depth >= Json.maxDepth) return tooDeep
+  if (Array.isArray(value)) {
+    const items = value.map((v) => scrubLeaves(v, depth + 1))
+    return items.every((v, i) => v === value[i]) ? value : items
+  }
+  // Only plain objects and arrays are data; anything else is described, never walked.
+  const proto: unknown = Object.getPrototypeOf(value)
+  if (proto !== Object.prototype && proto !== null) return scrub(String(value))
+  const entries = Object.entries(value)
+  const scrubbed = entries.map(([k, v]) => [scrub(k), scrubLeaves(v, depth + 1)] as const)
+  if (scrubbed.every(([k, v], i) => k === entries[i][0] && v === entries[i][1])) return value
+  const out: Record<string, unknown> = {}
+  for (const [k, v] of scrubbed) Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true })
+  return out
 }
 
 /** Builds an {@link ErrorInfo}; `retryable` defaults from the code; message and details are scrubbed, details capped. */

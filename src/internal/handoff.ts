@@ -185,7 +185,7 @@ export class Handoff<A, E> {
 export const lagTolerance = 50
 
 /** How long (ms) a late watchdog waits before it looks again: long enough for the loop to read its sockets. */
-const lagRecheck = 10
+const lagRecheck = 20
 
 /**
  * The chunks `take` yields, as a stream: `first`, then one chunk per take until it yields

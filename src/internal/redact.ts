@@ -7,8 +7,8 @@
  * The transport masks what the server sends before anything reads it (response headers, error
  * bodies, the text of every stream read), so a later excerpt or size cap can never cut a key in half
  * and keep one half. Error chunks are masked once more on the way out, where a key that arrived in a
- * form only JSON decoding reveals (`\u` escapes) may have been cut: there a trailing prefix of a key
- * is masked too.
+ * form only JSON decoding reveals (`\u` escapes) may have been cut: there any piece of a key of 8
+ * characters or more is masked too.
  *
  * @since 0.1.0
  */
@@ -30,8 +30,9 @@ export interface Masker {
    */
   readonly stream: Masker
   /**
-   * Like {@link Masker.text}, and a prefix (at least {@link minSecretLength} characters) of a
-   * credential that ends the text or stands before an ellipsis is masked too: what a cut left.
+   * Like {@link Masker.text}, and any piece of a credential of at least {@link minSecretLength}
+   * characters is masked too: what a cut or a partial mask ("****" and the last characters) left.
+   * Linear in the text; meant for error fields, not for every read.
    */
   readonly cut: (text: string) => string
   /** A copy of plain data (JSON-like) with {@link Masker.cut} applied to every string in it. */
@@ -96,31 +97,27 @@ const build = (forms: ReadonlyArray<string>, stream: Masker | undefined): Masker
     pattern.lastIndex = 0
     return s.replace(pattern, placeholder)
   }
-  /** Masks the longest credential prefix ending at `end`, if it has at least `minSecretLength` characters. */
-  const prefixBefore = (s: string, lower: string, end: number): string => {
-    for (const form of lowered) {
-      for (let k = Math.min(form.length, end); k >= minSecretLength; k--) {
-        if (lower.startsWith(form.slice(0, k), end - k)) return s.slice(0, end - k) + placeholder + s.slice(end)
-      }
-    }
-    return s
-  }
+  // Every run of `minSecretLength` characters of every form: a piece of a key left anywhere (a cut,
+  // a "****" mask that kept the last characters) is found by its windows.
+  const windows = new Set<string>()
+  for (const form of lowered) for (let i = 0; i + minSecretLength <= form.length; i++) windows.add(form.slice(i, i + minSecretLength))
   const cut = (input: string): string => {
-    let s = text(input)
-    let lower = s.toLowerCase()
-    // Cut points: the end of the text, and every ellipsis a truncation leaves.
-    const ends: Array<number> = [s.length]
-    for (let i = lower.indexOf("…"); i !== -1; i = lower.indexOf("…", i + 1)) ends.push(i)
-    for (let i = lower.indexOf("..."); i !== -1; i = lower.indexOf("...", i + 3)) ends.push(i)
-    ends.sort((a, b) => b - a) // from the back, so earlier positions stay valid
-    for (const end of ends) {
-      const next = prefixBefore(s, lower, end)
-      if (next !== s) {
-        s = next
-        lower = s.toLowerCase()
+    const s = text(input)
+    if (s.length < minSecretLength) return s
+    const lower = s.toLowerCase()
+    let out = ""
+    let from = 0
+    for (let i = 0; i + minSecretLength <= lower.length;) {
+      if (!windows.has(lower.slice(i, i + minSecretLength))) {
+        i++
+        continue
       }
+      let end = i + minSecretLength
+      while (end < lower.length && windows.has(lower.slice(end - minSecretLength + 1, end + 1))) end++
+      out += s.slice(from, i) + placeholder
+      from = i = end
     }
-    return s
+    return from === 0 ? s : out + s.slice(from)
   }
   const deep = (value: unknown, depth: number): unknown => {
     if (typeof value === "string") return cut(value)

@@ -168,7 +168,7 @@ export const postJson = (options: {
           span.attribute("server.address", target.hostname)
           if (target.port !== "") span.attribute("server.port", Number(target.port))
           span.attribute("url.scheme", target.protocol.slice(0, -1))
-          span.attribute("url.path", target.pathname)
+          span.attribute("url.path", LlmError.scrub(mask === undefined ? target.pathname : mask.cut(target.pathname)))
         }
         recordHeaders(span, "http.request.header", lowerCased(options.headers), spanRequestHeaders, mask)
         const headers = propagate ? { ...options.headers, ...HttpTraceContext.toHeaders(span) } : options.headers

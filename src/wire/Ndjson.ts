@@ -29,7 +29,7 @@ export class Decoder extends TextFraming<string> {
     if (this.tail === "") return
     const line = this.tail
     this.tail = ""
-    emit(line, 0, line.length, out)
+    this.emit(line, 0, line.length, out)
   }
 
   protected feed(text: string, out: Array<string>): void {
@@ -45,18 +45,30 @@ export class Decoder extends TextFraming<string> {
       const line = this.tail + text.slice(0, nl)
       this.tail = ""
       if (!this.checkSize(line.length)) return
-      emit(line, 0, line.length, out)
+      this.emit(line, 0, line.length, out)
+      if (this.error !== undefined) return
       pos = nl + 1
       nl = text.indexOf("\n", pos)
     }
     while (nl !== -1) {
       if (!this.checkSize(nl - pos)) return
-      emit(text, pos, nl, out)
+      this.emit(text, pos, nl, out)
+      if (this.error !== undefined) return
       pos = nl + 1
       nl = text.indexOf("\n", pos)
     }
     this.tail = text.slice(pos)
     this.checkSize(this.tail.length)
+  }
+
+  /** Emits a complete line, unless parsing it would cost more than the cap allows. */
+  private emit(s: string, start: number, end: number, out: Array<string>): void {
+    if (end - start > 1024 && this.tooCostlyParsed(s.slice(start, end), end - start)) {
+      this.tail = ""
+      this.overflow()
+      return
+    }
+    emit(s, start, end, out)
   }
 
   /** Fails when a line, complete or not, passes the cap (so the outcome ignores read boundaries). */

@@ -54,7 +54,11 @@ export const retryAfterMs = (headers: Readonly<Record<string, string>>, nowMs: n
   const after = headers["retry-after"]
   if (after === undefined) return undefined
   const trimmed = after.trim()
-  if (/^\d+(\.\d+)?$/.test(trimmed)) return Number.parseFloat(trimmed) * 1000
+  if (/^\d+(\.\d+)?$/.test(trimmed)) {
+    // Hundreds of digits read as Infinity, which no error chunk may carry: such a wait is "too long".
+    const ms = Number.parseFloat(trimmed) * 1000
+    return Number.isFinite(ms) ? ms : undefined
+  }
   const date = Date.parse(trimmed)
   return Number.isNaN(date) ? undefined : Math.max(0, date - nowMs)
 }

@@ -57,7 +57,7 @@ export class Decoder extends TextFraming<Event> {
       this.tail = ""
       this.line(line, 0, line.length, line.indexOf(":"), out)
     }
-    this.dispatch(out)
+    if (this.error === undefined) this.dispatch(out)
   }
 
   protected feed(text: string, out: Array<Event>): void {
@@ -84,6 +84,7 @@ export class Decoder extends TextFraming<Event> {
       this.tail = ""
       if (!this.checkSize(line.length)) return
       this.line(line, 0, line.length, line.indexOf(":"), out)
+      if (this.error !== undefined) return
       pos = this.after(text, end)
     }
     while (pos < n) {
@@ -98,6 +99,7 @@ export class Decoder extends TextFraming<Event> {
       if (!this.checkSize(end - pos)) return
       if (colon !== -1 && colon < pos) colon = text.indexOf(":", pos)
       this.line(text, pos, end, colon !== -1 && colon < end ? colon : -1, out)
+      if (this.error !== undefined) return
       pos = this.after(text, end)
     }
   }
@@ -117,7 +119,8 @@ export class Decoder extends TextFraming<Event> {
    * every line, complete or not, makes the outcome independent of how the body was split.
    */
   private checkSize(lineLength: number): boolean {
-    if (this.dataLength + lineLength <= this.maxEventBytes) return true
+    // The event's other fields are held too (an `event:` or `error:` line can be as long as data).
+    if (this.dataLength + this.eventType.length + this.errorField.length + lineLength <= this.maxEventBytes) return true
     this.resetEvent()
     return this.overflow()
   }
@@ -172,6 +175,11 @@ export class Decoder extends TextFraming<Event> {
     if (this.hasData || this.hasError) {
       const event = this.eventType === "" ? "message" : this.eventType
       const data = this.moreData === undefined ? this.data : this.moreData.join("\n")
+      if (this.tooCostlyParsed(data, this.dataLength + this.eventType.length + this.errorField.length)) {
+        this.resetEvent()
+        this.overflow()
+        return
+      }
       out.push(
         this.hasError
           ? { event, data, id: this.lastId, error: this.errorField }

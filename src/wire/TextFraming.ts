@@ -29,6 +29,13 @@ export interface DecoderOptions {
 /** What one held line costs beyond its characters (its slot, its string header), counted against the cap. */
 export const lineCost = 32
 
+/**
+ * What one JSON object or array costs once the decoder parses the event, beyond its characters
+ * (measured: 47–60 bytes): `[{},{},…]` turns 16 MiB of text into 400 MB of objects. Counted against
+ * the cap for events long enough that it could matter.
+ */
+export const containerCost = 64
+
 /** Renders a size limit for an error message ("16 MiB", "64 KiB", "100 bytes"). */
 const formatLimit = (limit: number): string =>
   limit >= 1024 * 1024 && limit % (1024 * 1024) === 0
@@ -62,6 +69,11 @@ export abstract class TextFraming<Out> {
     return this.failure
   }
 
+  /** Set once the text held a JSON `\u` escape (looked for only when masking: see `Transport.Framer`). */
+  escaped = false
+  /** Whether the last read ended with a backslash, whose escape the next read may complete. */
+  private backslash = false
+
   /** Decodes one network read, returning the events it completed, in order. */
   push(bytes: Uint8Array): Array<Out> {
     const out: Array<Out> = []
@@ -79,6 +91,10 @@ export abstract class TextFraming<Out> {
    * scan of the read and a few short strings.
    */
   private masked(text: string, mask: Redact.Masker): string {
+    if (!this.escaped && text !== "") {
+      this.escaped = text.includes("\\u") || (this.backslash && text.charCodeAt(0) === 117)
+      this.backslash = text.charCodeAt(text.length - 1) === 92
+    }
     const reach = mask.longest - 1
     let out = mask.text(text)
     if (this.recent !== "") {
@@ -115,6 +131,18 @@ export abstract class TextFraming<Out> {
 
   /** Emits what the end of the body completes. */
   protected abstract flush(out: Array<Out>): void
+
+  /**
+   * Whether a complete event, `held` of cost so far, would pass the cap once parsed: its `{` and `[`
+   * count {@link containerCost} each. Only an event long enough for that to matter is scanned.
+   */
+  protected tooCostlyParsed(text: string, held: number): boolean {
+    if (text.length * (1 + containerCost / 2) <= this.maxEventBytes) return false
+    let containers = 0
+    for (let i = text.indexOf("{"); i !== -1; i = text.indexOf("{", i + 1)) containers++
+    for (let i = text.indexOf("["); i !== -1; i = text.indexOf("[", i + 1)) containers++
+    return held + containers * containerCost > this.maxEventBytes
+  }
 
   /** Records the size-cap failure and drops buffered text; always returns `false`. */
   protected overflow(): false {

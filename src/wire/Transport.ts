@@ -10,6 +10,7 @@
  *
  * @since 0.1.0
  */
+import * as Cause from "effect/Cause"
 import * as Channel from "effect/Channel"
 import * as Chunk from "effect/Chunk"
 import * as Clock from "effect/Clock"
@@ -39,6 +40,11 @@ export interface Framer<Ev> {
   readonly end: () => Array<Ev>
   /** Set when the body broke the framing (e.g. an event over the size cap); nothing is framed after. */
   readonly error: LlmError.ErrorInfo | undefined
+  /**
+   * Set once the body held a JSON `\u` escape, which decoding can turn into a credential that the
+   * masking of the text could not see: from then on the chunks themselves are masked.
+   */
+  readonly escaped?: boolean | undefined
 }
 
 /** The `timeouts` option every provider takes. */
@@ -157,10 +163,42 @@ type Handoff = HandoffModule.Handoff<Chunk.Chunk<StreamChunk.StreamChunk>, LlmEr
 const maskInfo = (mask: Redact.Masker, info: LlmError.ErrorInfo): LlmError.ErrorInfo =>
   mask.deep(info) as LlmError.ErrorInfo
 
+/**
+ * A chunk with the credentials masked in its every string: for a body whose JSON escapes could hide
+ * a key from the masking of its text. A reasoning trace is searched only near its end until a key
+ * turns up in it (its `accumulated` text is rebuilt from the unmasked trace by the decoder).
+ */
+const maskChunk = (c: StreamChunk.StreamChunk, mask: Redact.Masker, taint: { reasoning: boolean }): StreamChunk.StreamChunk => {
+  switch (c.type) {
+    case "text-delta": {
+      const delta = mask.cut(c.delta)
+      return delta === c.delta ? c : StreamChunk.textDelta(delta)
+    }
+    case "reasoning-delta": {
+      const delta = mask.cut(c.delta)
+      if (!taint.reasoning) {
+        const near = c.accumulated.slice(Math.max(0, c.accumulated.length - c.delta.length - mask.longest))
+        taint.reasoning = mask.cut(near) !== near
+      }
+      const accumulated = taint.reasoning ? mask.cut(c.accumulated) : c.accumulated
+      return delta === c.delta && accumulated === c.accumulated ? c : StreamChunk.reasoningDelta(delta, accumulated)
+    }
+    case "tool-call-delta": {
+      const argumentsDelta = mask.cut(c.argumentsDelta)
+      return argumentsDelta === c.argumentsDelta ? c : { ...c, argumentsDelta }
+    }
+    case "error":
+      return StreamChunk.error(maskInfo(mask, c.error))
+    default:
+      return mask.deep(c) as StreamChunk.StreamChunk
+  }
+}
+
 /** Frames and decodes a body one network read at a time (no Effect per event). */
 const bodyDecoder = <Ev>(req: Request<Ev>, secrets: ReadonlyArray<string>, mask: Redact.Masker | undefined) => {
   const framer = req.framer(secrets)
   const decoder = req.decoder()
+  const taint = { reasoning: false }
   let broken = false
   const frame = (events: Array<Ev>, out: Array<StreamChunk.StreamChunk>): void => {
     const from = out.length
@@ -169,11 +207,13 @@ const bodyDecoder = <Ev>(req: Request<Ev>, secrets: ReadonlyArray<string>, mask:
       broken = true
       out.push(StreamChunk.error({ ...framer.error, provider: req.provider }))
     }
-    // The text was masked before framing; an error may still quote what only JSON decoding revealed.
+    // The text was masked before framing; an error may still quote what only JSON decoding revealed,
+    // and so may every chunk of a body that holds escapes.
     if (mask !== undefined) {
+      const escaped = framer.escaped === true
       for (let i = from; i < out.length; i++) {
         const c = out[i]
-        if (c.type === "error") out[i] = StreamChunk.error(maskInfo(mask, c.error))
+        if (escaped || c.type === "error") out[i] = maskChunk(c, mask, taint)
       }
     }
   }
@@ -272,13 +312,19 @@ const statusError = <Ev>(
 /** Whether a body is an HTML page (its first character, after whitespace and a BOM, is `<`). */
 const isHtml = (text: string): boolean => /^[\s\uFEFF]*</.test(text)
 
-/** Whether a parsed body reads as an error: `{"error": …}`, `{"type": "error"}` or an RFC 9457 problem. */
-const isErrorDocument = (parsed: unknown): boolean => {
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return false
-  const o = parsed as { readonly error?: unknown; readonly type?: unknown; readonly status?: unknown }
-  if (o.error !== undefined && o.error !== null && o.error !== false) return true
-  if (o.type === "error") return true
-  return typeof o.status === "number" && o.status >= 400 && o.status <= 599
+/**
+ * The error a parsed body reads as, if any: `{"error": …}`, `{"type": "error"}`, an RFC 9457 problem
+ * or `{"code": 503, "message": …}` (a 4xx/5xx `status` or `code`), alone or as the first element of
+ * an array (Gemini wraps its errors so).
+ */
+const errorDocument = (parsed: unknown): unknown => {
+  const candidate = Array.isArray(parsed) && parsed.length > 0 ? parsed[0] : parsed
+  if (typeof candidate !== "object" || candidate === null || Array.isArray(candidate)) return undefined
+  const o = candidate as { readonly error?: unknown; readonly type?: unknown; readonly status?: unknown; readonly code?: unknown }
+  const httpLike = (u: unknown): boolean => typeof u === "number" && u >= 400 && u <= 599
+  const isError = (o.error !== undefined && o.error !== null && o.error !== false) || o.type === "error" ||
+    httpLike(o.status) || httpLike(o.code)
+  return isError ? candidate : undefined
 }
 
 /** What a 2xx body that is not a stream is: a JSON error becomes that error, anything else a protocol error. */
@@ -299,9 +345,15 @@ const documentError = <Ev>(
   }
   const requestId = requestIdOf(headers)
   const expected = req.streamType?.contentType ?? "a stream"
-  const got = kind === "html" ? "an HTML page" : `a ${headers["content-type"] ?? "untyped"} document`
-  const info = isErrorDocument(parsed)
-    ? req.errorFromResponse(undefined, document.text, { requestId, retryAfterMs: undefined })
+  const label = headers["content-type"]
+  const got = kind === "html"
+    ? "an HTML page"
+    : label !== undefined && label.split(";")[0].trim().toLowerCase() === req.streamType?.contentType
+    ? "a body that does not begin as one"
+    : `a ${label ?? "untyped"} document`
+  const error = errorDocument(parsed)
+  const info = error !== undefined
+    ? req.errorFromResponse(undefined, error === parsed ? document.text : JSON.stringify(error), { requestId, retryAfterMs: undefined })
     : LlmError.info({
       code: "protocol",
       message: `Expected a stream (${expected}), got ${got}`,
@@ -320,7 +372,7 @@ const labelled = (type: StreamType | undefined, contentType: string | undefined)
   return label === "text/html" || label === "application/xhtml+xml" ? "html" : "sniff"
 }
 
-/** The first byte that is not whitespace or a BOM, if any. */
+/** The first byte that is not a space, a control character or a BOM, if any. */
 const firstSignificant = (reads: ReadonlyArray<Uint8Array>): number | undefined => {
   let bom = 0
   for (const bytes of reads) {
@@ -331,28 +383,26 @@ const firstSignificant = (reads: ReadonlyArray<Uint8Array>): number | undefined 
         continue
       }
       bom = 3
-      if (b !== 0x20 && b !== 0x09 && b !== 0x0a && b !== 0x0d) return b
+      if (b > 0x20 && b !== 0x7f) return b
     }
   }
   return undefined
 }
 
-/** Leading whitespace read while looking for a body's first character, at most; past it the body is framed as it is. */
+/** Leading blank bytes read while looking for a body's first character, at most. */
 const maxSniffBytes = 64 * 1024
 
 /**
- * What a 2xx body is, by its first character: an HTML page (`<`) never passes for a stream whatever
- * its label or what it quotes; a body that begins as the stream does is one; a JSON body (`{`, `[`)
- * that is not is a document; anything else is what its label says.
+ * What a 2xx body is, by its first character, whatever its label: a body that begins as the stream
+ * does is one; an HTML page (`<`) never passes for a stream, whatever SSE-looking text it quotes;
+ * anything else — a JSON document, text, or no character within {@link maxSniffBytes} — is read
+ * as a document. A body that ended blank is framed (and ends `truncated`).
  */
-const sniffed = (type: StreamType, contentType: string | undefined, first: number | undefined): "stream" | "document" | "html" => {
-  if (first === undefined) return "stream" // an empty body: the decoder reports it truncated
+const sniffed = (type: StreamType, first: number | undefined, ended: boolean): "stream" | "document" | "html" => {
+  if (first === undefined) return ended ? "stream" : "document"
   const c = String.fromCharCode(first)
   if (c === "<") return "html"
-  if (type.starts.includes(c)) return "stream"
-  if (c === "{" || c === "[") return "document"
-  const label = (contentType ?? "").split(";")[0].trim().toLowerCase()
-  return label === type.contentType ? "stream" : "document"
+  return type.starts.includes(c) ? "stream" : "document"
 }
 
 /** Response headers with the credentials masked: a server may echo the key in any of them. */
@@ -402,7 +452,7 @@ const produce = <Ev>(
           first = firstSignificant(held)
         }
       }
-      kind = sniffed(req.streamType, headers["content-type"], first)
+      kind = sniffed(req.streamType, first, ended)
     }
     if (kind === "document" || kind === "html") {
       return yield* documentError(req, response.status, headers, kind, yield* readDocument(pull, handoff, held, ended, mask))
@@ -523,7 +573,10 @@ export const streamWith = <Ev>(
       )
     })
   )
-  return mask === undefined
-    ? stream
-    : Stream.mapError(stream, (e) => LlmError.fromInfo(maskInfo(mask, LlmError.toInfo(e))))
+  if (mask === undefined) return stream
+  // Every ending but an interruption is masked here, a defect too (its message may quote what it read).
+  return Stream.catchAllCause(stream, (cause) =>
+    Cause.isInterruptedOnly(cause)
+      ? Stream.failCause(cause)
+      : Stream.fail(LlmError.fromInfo(maskInfo(mask, StreamChunk.errorFromCause(cause, req.provider)))))
 }

@@ -56,4 +56,11 @@ describe("LlmError.info scrubs and caps", () => {
     expect(Object.keys(capped)).toStrictEqual(["__proto__", "n"])
     expect(JSON.stringify(capped)).toBe(`{"__proto__":{"polluted":true},"n":null}`)
   })
+
+  it("scrubs a body's strings where they stand, so a quoted bearer token cannot break its JSON", () => {
+    const body = { error: { message: 'Invalid Authorization header "Bearer abc"', "Bearer xyz": 1 } }
+    expect(LlmError.capDetails(body)).toStrictEqual({
+      error: { message: 'Invalid Authorization header "Bearer [redacted]"', "Bearer [redacted]": 1 }
+    })
+  })
 })

@@ -10,6 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
+import * as Tracer from "effect/Tracer"
 import type * as http from "node:http"
 import * as LanguageModel from "../../src/LanguageModel.js"
 import * as OpenAiChat from "../../src/providers/openai-chat/index.js"
@@ -149,6 +150,88 @@ describe("secrets: the configured key is masked by value everywhere", () => {
       const response = Response.fromChunks(chunks)
       expect(response.text).toBe("Your key is [redacted] ok")
       expect(response.finishReason).toBe("stop")
+    }).pipe(Effect.scoped))
+})
+
+describe("secrets: keys that only JSON decoding or a partial mask reveals", () => {
+  const uEscape = (text: string) => [...text].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`).join("")
+
+  it.live("a key behind \\u escapes in a text delta, the model name and tool arguments is masked in every chunk", () =>
+    Effect.gen(function*() {
+      const escaped = uEscape(azureKey)
+      const server = yield* serve((_req, res) =>
+        sse(
+          res,
+          `data: {"id":"c1","model":"${escaped}","choices":[{"index":0,"delta":{"content":"key=${escaped}!"}}]}\n\n` +
+            `data: {"id":"c1","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"t1","function":{"name":"f","arguments":"{\\"k\\":\\"${escaped.replace(/\\/g, "\\\\")}\\"}"}}]}}]}\n\n` +
+            `data: {"id":"c1","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}\n\ndata: [DONE]\n\n`
+        )
+      )
+      const chunks = yield* chunksFrom(server, { preset: "azure", apiKey: Redacted.make(azureKey) })
+      const response = Response.fromChunks(chunks)
+      expect(response.text).toBe("key=[redacted]!")
+      expect(chunks[0]).toStrictEqual({ type: "metadata", provider: "azure", model: "[redacted]", responseId: "c1" })
+      expect(response.toolCalls.map((c) => c.arguments)).toStrictEqual([{ k: "[redacted]" }])
+      expect(leaks(JSON.stringify(chunks), azureKey)).toBe(false)
+    }).pipe(Effect.scoped))
+
+  it.live("the last characters of a key that a server's own mask left ('****' + 16) are masked too", () =>
+    Effect.gen(function*() {
+      const server = yield* serve((_req, res) =>
+        json(res, 401, { error: { message: `Access denied for key ****${azureKey.slice(-16)}`, code: "invalid_api_key" } })
+      )
+      const error = errorOf(yield* chunksFrom(server, { preset: "azure", apiKey: Redacted.make(azureKey) }))
+      expect(error.message).toBe("Access denied for key ****[redacted]")
+      expect(leaks(JSON.stringify(error), azureKey)).toBe(false)
+    }).pipe(Effect.scoped))
+
+  it.live("a same-origin redirect whose path holds the key does not put it in the span", () =>
+    Effect.gen(function*() {
+      const server = yield* serve((req, res) => {
+        if (req.path === "/v1/chat/completions") {
+          res.writeHead(307, { location: `/leak/${openAiKey}/chat/completions` })
+          return res.end()
+        }
+        sse(res, chatBody("ok"))
+      })
+      const native = yield* Effect.tracer
+      const spans: Array<Tracer.Span> = []
+      const recording = Tracer.make({
+        span: (...args) => {
+          const span = native.span(...args)
+          spans.push(span)
+          return span
+        },
+        context: (f) => f()
+      })
+      const chunks = yield* Effect.withTracer(chunksFrom(server), recording)
+      expect(Response.fromChunks(chunks).text).toBe("ok")
+      const paths = spans.filter((span) => span.name === "http.client POST").map((span) => span.attributes.get("url.path"))
+      expect(paths).toStrictEqual(["/v1/chat/completions", "/leak/[redacted]/chat/completions"])
+    }).pipe(Effect.scoped))
+
+  it.live("an error body quoting a bearer header stays that error (no defect), and is retried when transient", () =>
+    Effect.gen(function*() {
+      const server = yield* serve((_req, res, n) =>
+        n === 0
+          ? json(res, 503, { error: { message: "Invalid Authorization header \"Bearer abc\"", type: "server_error" } })
+          : sse(res, chatBody("Recovered"))
+      )
+      const chunks = yield* chunksFrom(server, { retry: { times: 1, schedule: Schedule.spaced("10 millis") } })
+      expect(Response.fromChunks(chunks).text).toBe("Recovered")
+      const once = yield* chunksFrom(
+        yield* serve((_req, res) =>
+          json(res, 503, { error: { message: "Invalid Authorization header \"Bearer abc\"", type: "server_error" } })
+        )
+      )
+      expect(errorOf(once)).toStrictEqual({
+        code: "overloaded",
+        message: "Invalid Authorization header \"Bearer [redacted]\"",
+        status: 503,
+        retryable: true,
+        provider: "openai",
+        details: { error: { message: "Invalid Authorization header \"Bearer [redacted]\"", type: "server_error" } }
+      })
     }).pipe(Effect.scoped))
 })
 
@@ -338,6 +421,56 @@ describe("content types: a 2xx body is what it is, not what it is labelled", () 
       })
       expect(Response.fromChunks(yield* chunksFrom(server)).text).toBe("Still fine")
       expect(Response.fromChunks(yield* chunksFrom(server)).text).toBe("Still fine")
+    }).pipe(Effect.scoped))
+
+  it.live("an HTML page after 80 KiB of blank bytes, or after a form feed, is still an HTML page", () =>
+    Effect.gen(function*() {
+      const page = "<html><body><pre>\ndata: [DONE]\n\n</pre></body></html>"
+      const server = yield* serve((_req, res, n) => {
+        res.writeHead(200, { "content-type": "text/event-stream" })
+        if (n === 0) {
+          res.write(" ".repeat(80 * 1024))
+          setTimeout(() => res.end(page), 10)
+        } else res.end("\f" + page)
+      })
+      const first = errorOf(yield* chunksFrom(server))
+      expect([first.code, first.message]).toStrictEqual([
+        "protocol",
+        "Expected a stream (text/event-stream), got a body that does not begin as one"
+      ])
+      const second = errorOf(yield* chunksFrom(server))
+      expect([second.code, second.message]).toStrictEqual(["protocol", "Expected a stream (text/event-stream), got an HTML page"])
+    }).pipe(Effect.scoped))
+
+  it.live("JSON errors wrapped in an array, or as {code, message}, on a 200 are those errors", () =>
+    Effect.gen(function*() {
+      const server = yield* serve((_req, res, n) => {
+        res.writeHead(200, { "content-type": "application/json" })
+        res.end(JSON.stringify(
+          n === 0
+            ? [{ error: { code: 429, message: "Resource exhausted", status: "RESOURCE_EXHAUSTED" } }]
+            : { code: 503, message: "The model is overloaded" }
+        ))
+      })
+      const wrapped = errorOf(yield* chunksFrom(server))
+      expect([wrapped.code, wrapped.message, wrapped.retryable]).toStrictEqual(["rate_limit", "Resource exhausted", true])
+      const bare = errorOf(yield* chunksFrom(server))
+      expect([bare.code, bare.message, bare.retryable]).toStrictEqual(["overloaded", "The model is overloaded", true])
+    }).pipe(Effect.scoped))
+
+  it.live("a Retry-After of hundreds of digits never puts Infinity in the error", () =>
+    Effect.gen(function*() {
+      const server = yield* serve((_req, res) => json(res, 429, { error: { message: "Slow down" } }, { "retry-after": "9".repeat(400) }))
+      const chunks = yield* chunksFrom(server)
+      expect(errorOf(chunks)).toStrictEqual({
+        code: "rate_limit",
+        message: "Slow down",
+        status: 429,
+        retryable: true,
+        provider: "openai",
+        details: { error: { message: "Slow down" } }
+      })
+      expect(JSON.parse(JSON.stringify(chunks))).toStrictEqual(chunks)
     }).pipe(Effect.scoped))
 
   it.live("an empty 200 body ends truncated", () =>

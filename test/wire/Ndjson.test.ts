@@ -30,6 +30,13 @@ describe("Ndjson.Decoder", () => {
     expect(decoder.end()).toStrictEqual([])
   })
 
+  it("counts what parsing a line would build, keeps the lines before it, and frames nothing after", () => {
+    const dense = "[" + "[],".repeat(200_000) + "[]]"
+    const { lines, error } = decodeReads([`{"a":1}\n${dense}\n{"b":2}\n`], { maxEventBytes: 4 * 1024 * 1024 })
+    expect(lines).toStrictEqual(['{"a":1}'])
+    expect(error?.message).toBe("An NDJSON line exceeded the 4 MiB limit")
+  })
+
   it("strips a trailing CR, also when the CR and LF arrive in different reads", () => {
     expect(decode('{"a":1}\r\n{"b":2}\r\n')).toStrictEqual(['{"a":1}', '{"b":2}'])
     expect(decodeReads(['{"a":1}\r', '\n{"b":2}\r', "\n"]).lines).toStrictEqual(['{"a":1}', '{"b":2}'])

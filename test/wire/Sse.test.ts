@@ -268,6 +268,25 @@ describe("Sse.Decoder", () => {
       expect(decoder.end()).toStrictEqual([])
     })
 
+    it("counts an event's other fields too: long event: and error: lines are held as surely as data", () => {
+      const long = "x".repeat(900)
+      const body = `event: ${long}\nerror: ${long}\ndata: ${long}\n\n`
+      const { events, error } = decodeReads([body], { maxEventBytes: 2000 })
+      expect(events).toStrictEqual([])
+      expect(error?.message).toBe("An SSE event exceeded the 2000 bytes limit")
+    })
+
+    it("counts what parsing would build: an event of tiny JSON objects is over the cap its text is under", () => {
+      // 600 KiB of text, but 200,000 objects once parsed (≈ 12 MB): over a 4 MiB cap.
+      const dense = "data: [" + "{},".repeat(200_000) + "{}]\n\n"
+      const { events, error } = decodeReads([dense], { maxEventBytes: 4 * 1024 * 1024 })
+      expect(events).toStrictEqual([])
+      expect(error?.message).toBe("An SSE event exceeded the 4 MiB limit")
+      // The same length as one string is fine.
+      const flat = `data: ["${"a".repeat(600_000)}"]\n\n`
+      expect(decodeReads([flat], { maxEventBytes: 4 * 1024 * 1024 }).events.length).toBe(1)
+    })
+
     it("catches an endless line before it ends", () => {
       const decoder = new Sse.Decoder({ maxEventBytes: 1024 })
       expect(decoder.push(utf8(": " + "k".repeat(1000)))).toStrictEqual([])
