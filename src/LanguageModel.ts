@@ -81,7 +81,7 @@ export const withFallback = (primary: Service, ...others: ReadonlyArray<Service>
       let started = false
       let failedEarly = false
       let held: Array<StreamChunk.StreamChunk> = []
-      const current = models[i].stream(request).pipe(
+      const current = models[i]!.stream(request).pipe(
         Stream.mapConcat((chunk): ReadonlyArray<StreamChunk.StreamChunk> => {
           if (started) return [chunk]
           if (StreamChunk.isContent(chunk)) {

@@ -141,7 +141,7 @@ const scrubLeaves = (value: unknown, depth: number): unknown => {
   if (proto !== Object.prototype && proto !== null) return scrub(String(value))
   const entries = Object.entries(value)
   const scrubbed = entries.map(([k, v]) => [scrub(k), scrubLeaves(v, depth + 1)] as const)
-  if (scrubbed.every(([k, v], i) => k === entries[i][0] && v === entries[i][1])) return value
+  if (scrubbed.every(([k, v], i) => k === entries[i]?.[0] && v === entries[i]?.[1])) return value
   const out: Record<string, unknown> = {}
   for (const [k, v] of scrubbed) Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true })
   return out

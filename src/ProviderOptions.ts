@@ -4,9 +4,42 @@
  * @since 0.1.0
  */
 import * as Config from "effect/Config"
+import type * as Duration from "effect/Duration"
 import type * as Redacted from "effect/Redacted"
-import type * as Retry from "./wire/Retry.js"
-import type * as Transport from "./wire/Transport.js"
+import type * as Schedule from "effect/Schedule"
+import type * as LlmError from "./LlmError.js"
+
+/**
+ * The `retry` option: retries happen only before the first content chunk, so a retry never
+ * duplicates output.
+ *
+ * @since 0.1.0
+ * @category options
+ */
+export interface RetryOptions {
+  /** How many retries after the first attempt (default 2; 0 disables retries). */
+  readonly times?: number
+  /** Replaces the default backoff (exponential from 1 s, factor 2, jittered). Retry-After still wins. */
+  readonly schedule?: Schedule.Schedule<unknown, LlmError.LlmError>
+}
+
+/**
+ * The `timeouts` option: each ends the stream with an `error` chunk of code `timeout`.
+ *
+ * @since 0.1.0
+ * @category options
+ */
+export interface TimeoutOptions {
+  /** Until response headers arrive (default 60 s). */
+  readonly headers?: Duration.DurationInput
+  /**
+   * Longest the consumer waits for the next network read of the body, keep-alives included
+   * (default 300 s). Time the consumer spends on its own work does not count.
+   */
+  readonly idle?: Duration.DurationInput
+  /** The whole response, retries included (default 30 minutes; `Duration.infinity` turns it off). */
+  readonly total?: Duration.DurationInput
+}
 
 /** Options common to all providers. */
 export interface Common {
@@ -19,9 +52,9 @@ export interface Common {
   /** Extra request headers. */
   readonly headers?: Readonly<Record<string, string>> | undefined
   /** Retries before the first content chunk: defaults 2 retries, exponential 1 s × 2 with jitter. */
-  readonly retry?: Retry.Options | undefined
-  /** Header / idle / total timeouts: defaults 60 s / 300 s / none. */
-  readonly timeouts?: Transport.TimeoutOptions | undefined
+  readonly retry?: RetryOptions | undefined
+  /** Header / idle / total timeouts: defaults 60 s / 300 s / 30 min. */
+  readonly timeouts?: TimeoutOptions | undefined
   /** The largest single event accepted before the stream ends with `protocol` (default 16 MiB). */
   readonly maxEventBytes?: number | undefined
 }

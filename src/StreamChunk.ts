@@ -19,6 +19,7 @@ import * as ToolCall from "./ToolCall.js"
 import * as Usage from "./Usage.js"
 
 import * as Reason from "./FinishReason.js"
+import * as Validate from "./internal/validate.js"
 
 export {
   /** Schema of the normalized finish reason, and its type. */
@@ -328,7 +329,7 @@ export const ensureTerminal = <E, R>(
         const chunks = Chunk.toReadonlyArray(chunk)
         for (let i = 0; i < chunks.length; i++) {
           // Ending here stops pulling from, and so closes, the source.
-          if (isTerminal(chunks[i])) return Channel.write(i === chunks.length - 1 ? chunk : Chunk.take(chunk, i + 1))
+          if (isTerminal(chunks[i]!)) return Channel.write(i === chunks.length - 1 ? chunk : Chunk.take(chunk, i + 1))
         }
         return Channel.zipRight(Channel.write(chunk), guard)
       },
@@ -344,12 +345,11 @@ export const ensureTerminal = <E, R>(
 // Validation
 // ---------------------------------------------------------------------------------------------
 
-export {
-  /** Checks a chunk's per-type required fields, with a readable message on failure. */
-  validate,
-  /** Like `validate`, but throws an `Error` with the message: for tests and scripts only. */
-  validateOrThrow
-} from "./internal/validate.js"
+/** Checks a chunk's per-type required fields, with a readable message on failure. */
+export const validate = (chunk: unknown): Either.Either<StreamChunk, string> => Validate.validate(chunk)
+
+/** Like {@link validate}, but throws an `Error` with the message: for tests and scripts only. */
+export const validateOrThrow = (chunk: unknown): StreamChunk => Validate.validateOrThrow(chunk)
 
 // ---------------------------------------------------------------------------------------------
 // JSON

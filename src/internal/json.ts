@@ -90,8 +90,9 @@ export const stringify = (value: unknown): string => {
       const entries = Object.entries(item)
       work.push(new Literal("}"))
       for (let i = entries.length - 1; i >= 0; i--) {
-        work.push(entries[i][1])
-        work.push(new Literal((i > 0 ? "," : "") + JSON.stringify(entries[i][0]) + ":"))
+        const [key, item] = entries[i]!
+        work.push(item)
+        work.push(new Literal((i > 0 ? "," : "") + JSON.stringify(key) + ":"))
       }
       out.push("{")
     } else {

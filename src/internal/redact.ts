@@ -46,7 +46,7 @@ const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, "\\
 const base64 = (s: string): string => {
   const bytes = new TextEncoder().encode(s)
   let binary = ""
-  for (let i = 0; i < bytes.length; i++) binary += String.fromCharCode(bytes[i])
+  for (const byte of bytes) binary += String.fromCharCode(byte)
   return btoa(binary)
 }
 
@@ -71,7 +71,10 @@ const base64FormsOf = (secret: string): Array<string> => {
 const minimal = (forms: Iterable<string>): Array<string> => {
   const all = [...new Set([...forms].filter((f) => f.length >= minSecretLength))]
   const lower = all.map((f) => f.toLowerCase())
-  return all.filter((_, i) => !lower.some((other, j) => j !== i && other.length < lower[i].length && lower[i].includes(other)))
+  return all.filter((_, i) => {
+    const self = lower[i]!
+    return !lower.some((other, j) => j !== i && other.length < self.length && self.includes(other))
+  })
 }
 
 /** The longest cut a deep copy follows, in levels: what we mask is our own, bounded data. */
@@ -134,7 +137,7 @@ const build = (forms: ReadonlyArray<string>, stream: Masker | undefined): Masker
     text,
     cut,
     deep: (v) => deep(v, 0),
-    longest: sorted[0].length,
+    longest: Math.max(...sorted.map((f) => f.length)),
     get stream() {
       return stream ?? self
     }

@@ -50,7 +50,7 @@ const crcTable = (() => {
 /** CRC-32 of bytes. */
 export const crc32 = (bytes: Uint8Array, start = 0, end = bytes.length): number => {
   let c = 0xffffffff
-  for (let i = start; i < end; i++) c = crcTable[(c ^ bytes[i]) & 0xff] ^ (c >>> 8)
+  for (let i = start; i < end; i++) c = crcTable[(c ^ bytes[i]!) & 0xff]! ^ (c >>> 8)
   return (c ^ 0xffffffff) >>> 0
 }
 

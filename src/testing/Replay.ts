@@ -69,7 +69,9 @@ const pick = (replies: Replies, request: Received, n: number): Reply => {
   if (typeof replies === "function") return replies(request, n)
   if (!Array.isArray(replies)) return replies as Reply
   const list = replies as ReadonlyArray<Reply>
-  return list[Math.min(n, list.length - 1)]
+  const reply = list[Math.min(n, list.length - 1)]
+  if (reply === undefined) throw new Error("Replay was given an empty list of replies")
+  return reply
 }
 
 const bodyStream = (reply: Reply): Stream.Stream<Uint8Array, Error> => {

@@ -56,7 +56,7 @@ export const start = (routes: Routes): Promise<Server> =>
       const parts: Array<Buffer> = []
       req.on("data", (b: Buffer) => parts.push(b))
       req.on("end", () => {
-        const path = (req.url ?? "/").split("?")[0]
+        const path = (req.url ?? "/").split("?")[0] ?? "/"
         const body = Buffer.concat(parts).toString("utf8")
         const received: Received = { path, headers: req.headers, body, atMs: performance.now(), completed: false }
         requests.push(received)

@@ -60,8 +60,11 @@ export interface Options {
   readonly responses: ReadonlyArray<Script> | ((request: ChatRequest.ChatRequest, n: number) => Script)
   /** A pause before every chunk. */
   readonly interval?: Duration.DurationInput
-  /** Idle and total timeouts, as providers have them. */
-  readonly timeouts?: Timeouts.Timeouts
+  /** Idle (between chunks) and total timeouts, as providers have them; each ends the stream with `timeout`. */
+  readonly timeouts?: {
+    readonly idle?: Duration.DurationInput | undefined
+    readonly total?: Duration.DurationInput | undefined
+  }
 }
 
 /** What a test can ask the model afterwards. */
@@ -99,7 +102,7 @@ export const make = (options: Options): Effect.Effect<{ readonly model: Language
     const scriptFor = (request: ChatRequest.ChatRequest, n: number): Script => {
       const r = options.responses
       if (typeof r === "function") return r(request, n)
-      return r.length === 0 ? [] : r[Math.min(n, r.length - 1)]
+      return r[Math.min(n, r.length - 1)] ?? []
     }
     const model = LanguageModel.make({
       provider,

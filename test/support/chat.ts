@@ -2,7 +2,7 @@
  * What the Chat Completions decoder tests share: SSE events as the framer hands them over, and the
  * chunks they expect, written out.
  */
-import type * as Sse from "../../src/wire/Sse.js"
+import type * as Sse from "../../src/internal/framing/Sse.js"
 
 /** One SSE event with `data` (and optionally a named event or the llama.cpp `error:` field). */
 export const event = (data: string, extra?: { event?: string; error?: string }): Sse.Event => ({

@@ -9,10 +9,10 @@ import * as LanguageModel from "../../src/LanguageModel.js"
 import * as LlmError from "../../src/LlmError.js"
 import * as Response from "../../src/Response.js"
 import * as StreamChunk from "../../src/StreamChunk.js"
-import type * as ChunkDecoder from "../../src/wire/ChunkDecoder.js"
-import * as Http from "../../src/wire/Http.js"
-import type * as Retry from "../../src/wire/Retry.js"
-import * as Transport from "../../src/wire/Transport.js"
+import type * as ChunkDecoder from "../../src/internal/ChunkDecoder.js"
+import * as Http from "../../src/internal/transport/Http.js"
+import type * as Retry from "../../src/internal/transport/Retry.js"
+import * as Transport from "../../src/internal/transport/Transport.js"
 
 /** Splits the body into lines (no size cap: the real framers have their own tests). */
 export const lineFramer = (): Transport.Framer<string> => {

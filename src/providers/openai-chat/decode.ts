@@ -16,10 +16,10 @@ import * as Json from "../../internal/json.js"
 import * as StreamChunk from "../../StreamChunk.js"
 import * as ToolCall from "../../ToolCall.js"
 import * as Usage from "../../Usage.js"
-import type { ChunkDecoder } from "../../wire/ChunkDecoder.js"
-import type * as Sse from "../../wire/Sse.js"
+import type { ChunkDecoder } from "../../internal/ChunkDecoder.js"
+import type * as Sse from "../../internal/framing/Sse.js"
 import * as Errors from "./errors.js"
-import * as Wire from "./wire.js"
+import * as Events from "./events.js"
 
 type Out = Array<StreamChunk.StreamChunk>
 
@@ -112,16 +112,16 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
   /** OpenRouter's structured reasoning; its text duplicates `delta.reasoning` when both are sent. */
   const reasoningDetails = (out: Out, details: ReadonlyArray<unknown>, takeText: boolean): void => {
     for (const detail of details) {
-      if (!Wire.isObject<Wire.ReasoningDetailFields>(detail)) continue
+      if (!Events.isObject<Events.ReasoningDetailFields>(detail)) continue
       if (detail.type === "reasoning.text") {
-        if (takeText && Wire.isNonEmptyString(detail.text)) reasoningText(out, detail.text)
-        if (Wire.isNonEmptyString(detail.signature)) {
+        if (takeText && Events.isNonEmptyString(detail.text)) reasoningText(out, detail.text)
+        if (Events.isNonEmptyString(detail.signature)) {
           openRun()
           runSignature = detail.signature
         }
       } else if (detail.type === "reasoning.summary") {
-        if (takeText && Wire.isNonEmptyString(detail.summary)) reasoningText(out, detail.summary)
-      } else if (detail.type === "reasoning.encrypted" && Wire.isNonEmptyString(detail.data)) {
+        if (takeText && Events.isNonEmptyString(detail.summary)) reasoningText(out, detail.summary)
+      } else if (detail.type === "reasoning.encrypted" && Events.isNonEmptyString(detail.data)) {
         // Each encrypted block must go back verbatim: a second one ends the run that holds the first.
         if (runRedacted !== undefined) closeReasoning(out)
         openRun()
@@ -139,14 +139,14 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
 
   /** Magistral streams `content` as typed parts: answer text, or thinking wrapping text parts. */
   const mistralPart = (out: Out, part: unknown): void => {
-    if (!Wire.isObject<Wire.MistralContentPartFields>(part)) return
+    if (!Events.isObject<Events.MistralContentPartFields>(part)) return
     if (part.type === "text") {
-      if (Wire.isNonEmptyString(part.text)) text(out, part.text)
+      if (Events.isNonEmptyString(part.text)) text(out, part.text)
     } else if (part.type === "thinking") {
-      if (Wire.isNonEmptyString(part.thinking)) reasoningText(out, part.thinking)
-      else if (Wire.isArray(part.thinking)) {
+      if (Events.isNonEmptyString(part.thinking)) reasoningText(out, part.thinking)
+      else if (Events.isArray(part.thinking)) {
         for (const inner of part.thinking) {
-          if (Wire.isObject<{ text: string }>(inner) && Wire.isNonEmptyString(inner.text)) reasoningText(out, inner.text)
+          if (Events.isObject<{ text: string }>(inner) && Events.isNonEmptyString(inner.text)) reasoningText(out, inner.text)
         }
       }
     }
@@ -179,13 +179,13 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
   /** One piece of a call: from `tool_calls` with the host's `index`, or the legacy `function_call`. */
   const toolPiece = (out: Out, index: unknown, rawId: unknown, fn: unknown): void => {
     closeReasoning(out)
-    const f = Wire.isObject<Wire.FunctionFragment>(fn) ? fn : undefined
-    const id = Wire.isNonEmptyString(rawId) ? rawId : undefined
+    const f = Events.isObject<Events.FunctionFragment>(fn) ? fn : undefined
+    const id = Events.isNonEmptyString(rawId) ? rawId : undefined
     // Mistral continuation pieces carry `"name":""`: an empty name never renames a call.
-    const name = Wire.isNonEmptyString(f?.name) ? f.name : undefined
+    const name = Events.isNonEmptyString(f?.name) ? f.name : undefined
     const args = typeof f?.arguments === "string"
       ? f.arguments
-      : Wire.isObject(f?.arguments)
+      : Events.isObject(f?.arguments)
       // A few servers send whole calls with object arguments. Written back without recursion: a deep
       // object would overflow JSON.stringify; as text it ends as `{ raw }` with a parse error.
       ? Json.stringify(f.arguments)
@@ -232,47 +232,47 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
 
   // --- one delta -------------------------------------------------------------------------------
 
-  const delta = (out: Out, d: Wire.Unchecked<Wire.Delta>): void => {
+  const delta = (out: Out, d: Events.Unchecked<Events.Delta>): void => {
     // One field of the two: vLLM has sent both names with the same text.
-    const thought = Wire.isNonEmptyString(d.reasoning_content)
+    const thought = Events.isNonEmptyString(d.reasoning_content)
       ? d.reasoning_content
-      : Wire.isNonEmptyString(d.reasoning)
+      : Events.isNonEmptyString(d.reasoning)
       ? d.reasoning
       : undefined
     if (thought !== undefined) reasoningText(out, thought)
-    if (Wire.isArray(d.reasoning_details)) reasoningDetails(out, d.reasoning_details, thought === undefined)
+    if (Events.isArray(d.reasoning_details)) reasoningDetails(out, d.reasoning_details, thought === undefined)
     const content = d.content
     if (typeof content === "string") {
       if (content !== "") text(out, content)
-    } else if (Wire.isArray(content)) {
+    } else if (Events.isArray(content)) {
       for (const part of content) mistralPart(out, part)
     }
-    if (Wire.isNonEmptyString(d.refusal)) {
+    if (Events.isNonEmptyString(d.refusal)) {
       closeReasoning(out)
       refusal.push(d.refusal)
     }
-    if (Wire.isArray(d.tool_calls)) {
+    if (Events.isArray(d.tool_calls)) {
       for (const piece of d.tool_calls) {
-        if (Wire.isObject<Wire.ToolCallFragment>(piece)) toolPiece(out, piece.index, piece.id, piece.function)
+        if (Events.isObject<Events.ToolCallFragment>(piece)) toolPiece(out, piece.index, piece.id, piece.function)
       }
     }
-    if (Wire.isObject(d.function_call)) toolPiece(out, functionCallSlot, undefined, d.function_call)
+    if (Events.isObject(d.function_call)) toolPiece(out, functionCallSlot, undefined, d.function_call)
   }
 
   // --- usage -----------------------------------------------------------------------------------
 
-  const usage = (out: Out, u: Wire.Unchecked<Wire.ChatUsage>): void => {
-    const prompt = Wire.isObject<{ cached_tokens: number; cache_write_tokens: number }>(u.prompt_tokens_details)
+  const usage = (out: Out, u: Events.Unchecked<Events.ChatUsage>): void => {
+    const prompt = Events.isObject<{ cached_tokens: number; cache_write_tokens: number }>(u.prompt_tokens_details)
       ? u.prompt_tokens_details
       : undefined
-    const completion = Wire.isObject<{ reasoning_tokens: number }>(u.completion_tokens_details)
+    const completion = Events.isObject<{ reasoning_tokens: number }>(u.completion_tokens_details)
       ? u.completion_tokens_details
       : undefined
     // Counts that are not safe non-negative integers (strings, -1, 0.5, 1e308) are absent: Usage.count.
-    const input = Wire.count(u.prompt_tokens)
-    const output = Wire.count(u.completion_tokens)
-    const total = Wire.count(u.total_tokens)
-    const reasoning = Wire.count(completion?.reasoning_tokens)
+    const input = Events.count(u.prompt_tokens)
+    const output = Events.count(u.completion_tokens)
+    const total = Events.count(u.total_tokens)
+    const reasoning = Events.count(completion?.reasoning_tokens)
     // xAI leaves reasoning out of completion_tokens and says so only through the sum.
     const both = input !== undefined && output !== undefined ? Usage.addCounts(input, output) : undefined
     const outputExcludesReasoning = both !== undefined && reasoning !== undefined &&
@@ -281,8 +281,8 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
       input,
       output,
       total,
-      cacheRead: Wire.count(u.prompt_cache_hit_tokens) ?? Wire.count(prompt?.cached_tokens), // DeepSeek first
-      cacheWrite: Wire.count(prompt?.cache_write_tokens),
+      cacheRead: Events.count(u.prompt_cache_hit_tokens) ?? Events.count(prompt?.cached_tokens), // DeepSeek first
+      cacheWrite: Events.count(prompt?.cache_write_tokens),
       reasoning,
       outputExcludesReasoning
     })
@@ -300,20 +300,20 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
   const sources = (out: Out): void => {
     const seen = new Set<string>()
     const source = (url: unknown, title: unknown): void => {
-      if (!Wire.isNonEmptyString(url) || seen.has(url)) return
+      if (!Events.isNonEmptyString(url) || seen.has(url)) return
       seen.add(url)
       const part: { type: "source"; sourceType: "url"; url: string; title?: string } = {
         type: "source",
         sourceType: "url",
         url
       }
-      if (Wire.isNonEmptyString(title)) part.title = title
+      if (Events.isNonEmptyString(title)) part.title = title
       emit(out, StreamChunk.contentPart(part))
     }
-    if (Wire.isArray(searchResults)) {
-      for (const r of searchResults) if (Wire.isObject<Wire.SearchResult>(r)) source(r.url, r.title)
+    if (Events.isArray(searchResults)) {
+      for (const r of searchResults) if (Events.isObject<Events.SearchResult>(r)) source(r.url, r.title)
     }
-    if (Wire.isArray(citations)) for (const url of citations) source(url, undefined)
+    if (Events.isArray(citations)) for (const url of citations) source(url, undefined)
   }
 
   const done = (out: Out): void => {
@@ -351,31 +351,31 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
 
   // --- one event -------------------------------------------------------------------------------
 
-  const announceFrom = (out: Out, c: Wire.Unchecked<Wire.ChatCompletionChunk>): void => {
+  const announceFrom = (out: Out, c: Events.Unchecked<Events.ChatCompletionChunk>): void => {
     // Azure's first chunk has id "" and model "": wait for one that names them.
-    if (announced || !(Wire.isNonEmptyString(c.model) || Wire.isNonEmptyString(c.id))) return
+    if (announced || !(Events.isNonEmptyString(c.model) || Events.isNonEmptyString(c.id))) return
     announced = true
-    if (Wire.isNonEmptyString(c.id)) assembler.idPrefix = c.id
+    if (Events.isNonEmptyString(c.id)) assembler.idPrefix = c.id
     out.push(
       StreamChunk.metadata(
         provider,
-        Wire.isNonEmptyString(c.model) ? c.model : undefined,
-        Wire.isNonEmptyString(c.id) ? c.id : undefined
+        Events.isNonEmptyString(c.model) ? c.model : undefined,
+        Events.isNonEmptyString(c.id) ? c.id : undefined
       )
     )
   }
 
-  const chunk = (out: Out, c: Wire.Unchecked<Wire.ChatCompletionChunk>): void => {
+  const chunk = (out: Out, c: Events.Unchecked<Events.ChatCompletionChunk>): void => {
     // Perplexity repeats its full source lists on every chunk: the latest one is the answer's.
     if (c.citations !== undefined) citations = c.citations
     if (c.search_results !== undefined) searchResults = c.search_results
-    if (Wire.isArray(c.choices)) {
+    if (Events.isArray(c.choices)) {
       for (const choice of c.choices) {
-        if (!Wire.isObject<Wire.Choice>(choice)) continue
+        if (!Events.isObject<Events.Choice>(choice)) continue
         // With `n > 1` the other choices are other answers; this stream reports the first.
         if (typeof choice.index === "number" && choice.index !== 0) continue
-        if (Wire.isObject<Wire.Delta>(choice.delta)) delta(out, choice.delta)
-        if (Wire.isNonEmptyString(choice.finish_reason)) {
+        if (Events.isObject<Events.Delta>(choice.delta)) delta(out, choice.delta)
+        if (Events.isNonEmptyString(choice.finish_reason)) {
           rawFinish = choice.finish_reason
           // Mistral sends whole calls on this same chunk, so they were read above.
           closeReasoning(out)
@@ -385,8 +385,8 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
       }
     }
     // Groq puts the same totals in `usage` and `x_groq.usage`: one snapshot, not two.
-    const groq = Wire.isObject<{ usage: unknown }>(c.x_groq) ? c.x_groq : undefined
-    const u = Wire.isObject<Wire.ChatUsage>(c.usage) ? c.usage : Wire.isObject<Wire.ChatUsage>(groq?.usage) ? groq.usage : undefined
+    const groq = Events.isObject<{ usage: unknown }>(c.x_groq) ? c.x_groq : undefined
+    const u = Events.isObject<Events.ChatUsage>(c.usage) ? c.usage : Events.isObject<Events.ChatUsage>(groq?.usage) ? groq.usage : undefined
     if (u !== undefined) usage(out, u)
   }
 
@@ -396,7 +396,7 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
     if (event.error !== undefined) return fail(out, Errors.fromBody(undefined, event.error, provider))
     const data = event.data
     if (data === "") return
-    if (Wire.isDone(data)) return done(out)
+    if (Events.isDone(data)) return done(out)
     if (event.event === "error") return fail(out, Errors.fromBody(undefined, data, provider))
     let parsed: unknown
     try {
@@ -404,7 +404,7 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
     } catch {
       return fail(out, protocolError(data, provider))
     }
-    if (!Wire.isObject<Wire.ChatCompletionChunk>(parsed)) return fail(out, protocolError(data, provider))
+    if (!Events.isObject<Events.ChatCompletionChunk>(parsed)) return fail(out, protocolError(data, provider))
     announceFrom(out, parsed)
     // OpenAI, vLLM, llama.cpp, Groq and OpenRouter (with finish_reason "error") report in-band here.
     if (parsed.error !== undefined && parsed.error !== null) {

@@ -7,8 +7,8 @@
  * @since 0.1.0
  */
 import * as LlmError from "../../LlmError.js"
-import * as HttpStatus from "../../wire/HttpStatus.js"
-import * as Wire from "./wire.js"
+import * as HttpStatus from "../../internal/transport/HttpStatus.js"
+import * as Events from "./events.js"
 
 /** Provider `code` / `type` strings more precise than any HTTP status: they override it. */
 const preciseTable: ReadonlyMap<string, LlmError.ErrorCode> = new Map<string, LlmError.ErrorCode>([
@@ -81,7 +81,7 @@ const parseText = (text: string): unknown => {
   }
 }
 
-interface ErrorFields extends Wire.ErrorObject {
+interface ErrorFields extends Events.ErrorObject {
   readonly status?: number
   readonly status_code?: number
   /** RFC 9457 problem details (`application/problem+json`), which proxies and gateways send. */
@@ -90,11 +90,11 @@ interface ErrorFields extends Wire.ErrorObject {
 }
 
 /** The object holding `message`/`type`/`code`: nested under `error`, or the body itself. */
-const innerError = (body: unknown): Wire.Unchecked<ErrorFields> | undefined => {
-  if (!Wire.isObject<{ error: unknown }>(body)) return undefined
-  if (Wire.isObject<ErrorFields>(body.error)) return body.error
+const innerError = (body: unknown): Events.Unchecked<ErrorFields> | undefined => {
+  if (!Events.isObject<{ error: unknown }>(body)) return undefined
+  if (Events.isObject<ErrorFields>(body.error)) return body.error
   if (typeof body.error === "string") return { message: body.error }
-  return body as Wire.Unchecked<ErrorFields>
+  return body as Events.Unchecked<ErrorFields>
 }
 
 /** A number that can be read as an HTTP status. */
@@ -104,17 +104,17 @@ const httpLike = (u: unknown): number | undefined => {
 }
 
 const messageOf = (
-  error: Wire.Unchecked<ErrorFields> | undefined,
+  error: Events.Unchecked<ErrorFields> | undefined,
   body: unknown,
   status: number | undefined
 ): string => {
-  const raw = Wire.isNonEmptyString(error?.message)
+  const raw = Events.isNonEmptyString(error?.message)
     ? error.message
-    : Wire.isNonEmptyString(error?.detail)
+    : Events.isNonEmptyString(error?.detail)
     ? error.detail
-    : Wire.isNonEmptyString(error?.title)
+    : Events.isNonEmptyString(error?.title)
     ? error.title
-    : Wire.isNonEmptyString(body) && error === undefined
+    : Events.isNonEmptyString(body) && error === undefined
     ? body.trim()
     : status !== undefined
     ? `The provider answered with HTTP ${status}`
@@ -126,7 +126,7 @@ const lower = (u: unknown): string | undefined => (typeof u === "string" ? u.toL
 
 /** The code the body's own words give, when they are more precise than the status. */
 const refine = (
-  error: Wire.Unchecked<ErrorFields> | undefined,
+  error: Events.Unchecked<ErrorFields> | undefined,
   message: string
 ): LlmError.ErrorCode | undefined => {
   const byCode = preciseTable.get(lower(error?.code) ?? "") ?? preciseTable.get(lower(error?.type) ?? "")
@@ -140,5 +140,5 @@ const refine = (
   return undefined
 }
 
-const fallback = (error: Wire.Unchecked<ErrorFields> | undefined): LlmError.ErrorCode | undefined =>
+const fallback = (error: Events.Unchecked<ErrorFields> | undefined): LlmError.ErrorCode | undefined =>
   fallbackTable.get(lower(error?.code) ?? "") ?? fallbackTable.get(lower(error?.type) ?? "")

@@ -14,9 +14,10 @@ import * as LanguageModel from "../../LanguageModel.js"
 import * as LlmError from "../../LlmError.js"
 import * as ProviderOptions from "../../ProviderOptions.js"
 import * as StreamChunk from "../../StreamChunk.js"
-import * as Http from "../../wire/Http.js"
-import * as Sse from "../../wire/Sse.js"
-import * as Transport from "../../wire/Transport.js"
+import type { HttpClient } from "@effect/platform/HttpClient"
+import * as Http from "../../internal/transport/Http.js"
+import * as Sse from "../../internal/framing/Sse.js"
+import * as Transport from "../../internal/transport/Transport.js"
 import * as Decode from "./decode.js"
 import * as Errors from "./errors.js"
 import * as Presets from "./presets.js"
@@ -33,7 +34,7 @@ export interface Options extends ProviderOptions.Common {
 }
 
 /** Builds the service from options (uses the `HttpClient` in the context). */
-export const make = (options: Options): Effect.Effect<LanguageModel.Service, never, Http.Client> =>
+export const make = (options: Options): Effect.Effect<LanguageModel.Service, never, HttpClient> =>
   Effect.map(Http.Client, (client) => {
     const preset: Presets.Preset = Presets.presets[options.preset ?? "openai"]
     const provider = options.provider ?? preset.provider
@@ -73,7 +74,7 @@ export const make = (options: Options): Effect.Effect<LanguageModel.Service, nev
             includeUsage: preset.includeUsage
           }),
           secrets: key === undefined ? [] : [key],
-          framer: (secrets) => new Sse.Decoder({ maxEventBytes: options.maxEventBytes, secrets }),
+          framer: (secrets) => new Sse.Framer({ maxEventBytes: options.maxEventBytes, secrets }),
           decoder: () => Decode.make({ provider }),
           errorFromResponse: (status, body, extras) => Errors.fromBody(status, parseBody(body), provider, extras),
           streamType: Transport.sse,
@@ -93,7 +94,7 @@ const parseBody = (text: string): unknown => {
 }
 
 /** A layer providing `LanguageModel` for a Chat Completions model. */
-export const layer = (options: Options): Layer.Layer<LanguageModel.LanguageModel, never, Http.Client> =>
+export const layer = (options: Options): Layer.Layer<LanguageModel.LanguageModel, never, HttpClient> =>
   Layer.effect(LanguageModel.LanguageModel, make(options))
 
 /**
@@ -103,7 +104,7 @@ export const layer = (options: Options): Layer.Layer<LanguageModel.LanguageModel
  */
 export const layerConfig = (
   options: Omit<Options, "apiKey">
-): Layer.Layer<LanguageModel.LanguageModel, ConfigError.ConfigError, Http.Client> => {
+): Layer.Layer<LanguageModel.LanguageModel, ConfigError.ConfigError, HttpClient> => {
   const preset: Presets.Preset = Presets.presets[options.preset ?? "openai"]
   const key = preset.apiKeyEnv === undefined
     ? Config.succeed(undefined)

@@ -4,8 +4,8 @@ import * as Decode from "../../../src/providers/openai-chat/decode.js"
 import * as LlmError from "../../../src/LlmError.js"
 import * as Response from "../../../src/Response.js"
 import * as StreamChunk from "../../../src/StreamChunk.js"
-import { decodeAll } from "../../../src/wire/ChunkDecoder.js"
-import type * as Sse from "../../../src/wire/Sse.js"
+import { decodeAll } from "../../../src/internal/ChunkDecoder.js"
+import type * as Sse from "../../../src/internal/framing/Sse.js"
 import { argDelta, call, DONE, event, finish, META } from "../../support/chat.js"
 
 // --- input helpers -------------------------------------------------------------------------------

@@ -9,8 +9,8 @@ import * as Decode from "../../../src/providers/openai-chat/decode.js"
 import * as Response from "../../../src/Response.js"
 import * as StreamChunk from "../../../src/StreamChunk.js"
 import * as UsageMeter from "../../../src/UsageMeter.js"
-import { decodeAll } from "../../../src/wire/ChunkDecoder.js"
-import type * as Sse from "../../../src/wire/Sse.js"
+import { decodeAll } from "../../../src/internal/ChunkDecoder.js"
+import type * as Sse from "../../../src/internal/framing/Sse.js"
 import { argDelta, call, DONE, event, META } from "../../support/chat.js"
 
 const MAX = Number.MAX_SAFE_INTEGER

@@ -17,8 +17,8 @@ import * as StreamChunk from "../../../src/StreamChunk.js"
 import * as Fixture from "../../../src/testing/Fixture.js"
 import * as Replay from "../../../src/testing/Replay.js"
 import * as ReplayServer from "../../../src/testing/ReplayServer.js"
-import * as ChunkDecoder from "../../../src/wire/ChunkDecoder.js"
-import * as Sse from "../../../src/wire/Sse.js"
+import * as ChunkDecoder from "../../../src/internal/ChunkDecoder.js"
+import * as Sse from "../../../src/internal/framing/Sse.js"
 import { awaitSleepUntil, settle } from "../../support/clock.js"
 import { describeRecorded, listRecorded, readRecorded } from "../../support/recorded.js"
 
@@ -29,7 +29,7 @@ const model = OpenAiChat.layer({ model: "gpt-4.1-mini", apiKey: key, baseUrl: "h
 
 /** What the pure decoder makes of the whole body at once, with the invariant applied. */
 const expectedFor = (body: string) => {
-  const framer = new Sse.Decoder()
+  const framer = new Sse.Framer()
   const events = [...framer.push(new TextEncoder().encode(body)), ...framer.end()]
   return Effect.runSync(Stream.runCollect(StreamChunk.ensureTerminal(
     Stream.fromIterable(ChunkDecoder.decodeAll(Decode.make({ provider: "openai" }), events)),

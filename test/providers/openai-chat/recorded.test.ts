@@ -7,8 +7,8 @@ import { expect, it } from "vitest"
 import * as Decode from "../../../src/providers/openai-chat/decode.js"
 import * as Response from "../../../src/Response.js"
 import * as StreamChunk from "../../../src/StreamChunk.js"
-import { decodeAll } from "../../../src/wire/ChunkDecoder.js"
-import type * as Sse from "../../../src/wire/Sse.js"
+import { decodeAll } from "../../../src/internal/ChunkDecoder.js"
+import type * as Sse from "../../../src/internal/framing/Sse.js"
 import { describeRecorded, listRecorded, readRecorded } from "../../support/recorded.js"
 
 /** A long text, pinned by its ends and its length in UTF-16 code units. */

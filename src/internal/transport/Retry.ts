@@ -8,15 +8,11 @@
  */
 import * as Duration from "effect/Duration"
 import * as Schedule from "effect/Schedule"
-import type * as LlmError from "../LlmError.js"
+import type * as LlmError from "../../LlmError.js"
+import type * as ProviderOptions from "../../ProviderOptions.js"
 
-/** The `retry` option every provider takes. */
-export interface Options {
-  /** How many retries after the first attempt (default 2; 0 disables retries). */
-  readonly times?: number
-  /** Replaces the default backoff (exponential from 1 s, factor 2, jittered). Retry-After still wins. */
-  readonly schedule?: Schedule.Schedule<unknown, LlmError.LlmError>
-}
+/** The `retry` option every provider takes (its public home is `ProviderOptions`). */
+export type Options = ProviderOptions.RetryOptions
 
 /** The longest server-requested wait that is honoured; longer requests are capped to it. */
 export const maxRetryAfter: Duration.Duration = Duration.seconds(60)

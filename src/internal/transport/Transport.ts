@@ -22,12 +22,13 @@ import * as Exit from "effect/Exit"
 import * as Schedule from "effect/Schedule"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import * as LlmError from "../LlmError.js"
-import * as StreamChunk from "../StreamChunk.js"
-import * as HandoffModule from "../internal/handoff.js"
-import * as Redact from "../internal/redact.js"
-import * as Unwrap from "../internal/unwrap.js"
-import type * as ChunkDecoder from "./ChunkDecoder.js"
+import * as LlmError from "../../LlmError.js"
+import type * as ProviderOptions from "../../ProviderOptions.js"
+import * as StreamChunk from "../../StreamChunk.js"
+import * as HandoffModule from "../handoff.js"
+import * as Redact from "../redact.js"
+import * as Unwrap from "../unwrap.js"
+import type * as ChunkDecoder from "../ChunkDecoder.js"
 import * as Http from "./Http.js"
 import * as HttpStatus from "./HttpStatus.js"
 import * as Retry from "./Retry.js"
@@ -47,18 +48,8 @@ export interface Framer<Ev> {
   readonly escaped?: boolean | undefined
 }
 
-/** The `timeouts` option every provider takes. */
-export interface TimeoutOptions {
-  /** Until response headers arrive (default 60 s). */
-  readonly headers?: Duration.DurationInput
-  /**
-   * Longest the consumer waits for the next network read of the body, keep-alives included
-   * (default 300 s). Time the consumer spends on its own work does not count.
-   */
-  readonly idle?: Duration.DurationInput
-  /** The whole response (off by default). */
-  readonly total?: Duration.DurationInput
-}
+/** The `timeouts` option every provider takes (its public home is `ProviderOptions`). */
+export type TimeoutOptions = ProviderOptions.TimeoutOptions
 
 /** Default time allowed until response headers. */
 export const defaultHeadersTimeout: Duration.Duration = Duration.seconds(60)
@@ -202,7 +193,7 @@ const bodyDecoder = <Ev>(req: Request<Ev>, secrets: ReadonlyArray<string>, mask:
   let broken = false
   const frame = (events: Array<Ev>, out: Array<StreamChunk.StreamChunk>): void => {
     const from = out.length
-    for (let i = 0; i < events.length; i++) decoder.push(events[i], out)
+    for (const event of events) decoder.push(event, out)
     if (framer.error !== undefined && !broken) {
       broken = true
       out.push(StreamChunk.error({ ...framer.error, provider: req.provider }))
@@ -212,7 +203,7 @@ const bodyDecoder = <Ev>(req: Request<Ev>, secrets: ReadonlyArray<string>, mask:
     if (mask !== undefined) {
       const escaped = framer.escaped === true
       for (let i = from; i < out.length; i++) {
-        const c = out[i]
+        const c = out[i]!
         if (escaped || c.type === "error") out[i] = maskChunk(c, mask, taint)
       }
     }
@@ -348,7 +339,7 @@ const documentError = <Ev>(
   const label = headers["content-type"]
   const got = kind === "html"
     ? "an HTML page"
-    : label !== undefined && label.split(";")[0].trim().toLowerCase() === req.streamType?.contentType
+    : label !== undefined && mediaType(label) === req.streamType?.contentType
     ? "a body that does not begin as one"
     : `a ${label ?? "untyped"} document`
   const error = errorDocument(parsed)
@@ -368,16 +359,18 @@ const documentError = <Ev>(
 /** A 2xx body by its label alone: an HTML page, or one to tell by its first characters. */
 const labelled = (type: StreamType | undefined, contentType: string | undefined): "stream" | "html" | "sniff" => {
   if (type === undefined) return "stream"
-  const label = (contentType ?? "").split(";")[0].trim().toLowerCase()
+  const label = mediaType(contentType ?? "")
   return label === "text/html" || label === "application/xhtml+xml" ? "html" : "sniff"
 }
+
+/** A content type's media type: lower case, without parameters. */
+const mediaType = (contentType: string): string => (contentType.split(";")[0] ?? "").trim().toLowerCase()
 
 /** The first byte that is not a space, a control character or a BOM, if any. */
 const firstSignificant = (reads: ReadonlyArray<Uint8Array>): number | undefined => {
   let bom = 0
   for (const bytes of reads) {
-    for (let i = 0; i < bytes.length; i++) {
-      const b = bytes[i]
+    for (const b of bytes) {
       if (bom < 3 && b === [0xef, 0xbb, 0xbf][bom]) {
         bom++
         continue
@@ -523,7 +516,7 @@ const start = <Ev>(
       if (next.right === undefined) return { held, rest: undefined }
       const chunks = Chunk.toReadonlyArray(next.right)
       for (let i = 0; i < chunks.length; i++) {
-        const c = chunks[i]
+        const c = chunks[i]!
         if (StreamChunk.isContent(c)) return { held: held.concat(chunks.slice(i)), rest: handoff.take }
         if (c.type === "error" && c.error.retryable) return yield* giveUp(LlmError.fromInfo(c.error))
         held.push(c)

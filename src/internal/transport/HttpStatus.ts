@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import type * as LlmError from "../LlmError.js"
+import type * as LlmError from "../../LlmError.js"
 
 /** The error code an HTTP status means, before looking at the body. */
 export const codeForStatus = (status: number): LlmError.ErrorCode => {

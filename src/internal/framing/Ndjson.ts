@@ -4,23 +4,23 @@
  *
  * @since 0.1.0
  */
-import { type DecoderOptions, TextFraming } from "./TextFraming.js"
+import { type FramerOptions, TextFraming } from "./TextFraming.js"
 
 export {
   /** The default cap on one line, in characters: 16 MiB. */
   defaultMaxEventBytes,
-  /** Options of a {@link Decoder}: `maxEventBytes` caps one line. */
-  type DecoderOptions
+  /** Options of a {@link Framer}: `maxEventBytes` caps one line. */
+  type FramerOptions
 } from "./TextFraming.js"
 
 const CR = 13
 
 /**
- * An incremental, synchronous NDJSON line splitter: `push` each network read, `end` at the end of
- * the body. It never throws; a line longer than the cap sets {@link Decoder.error} and stops all output.
+ * An incremental, synchronous NDJSON framer (a line splitter): `push` each network read, `end` at the end of
+ * the body. It never throws; a line longer than the cap sets {@link Framer.error} and stops all output.
  */
-export class Decoder extends TextFraming<string> {
-  constructor(options?: DecoderOptions) {
+export class Framer extends TextFraming<string> {
+  constructor(options?: FramerOptions) {
     super(options, "An NDJSON line")
   }
 

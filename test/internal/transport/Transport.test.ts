@@ -4,12 +4,12 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Schedule from "effect/Schedule"
 import * as TestClock from "effect/TestClock"
-import * as LlmError from "../../src/LlmError.js"
-import * as StreamChunk from "../../src/StreamChunk.js"
-import * as Replay from "../../src/testing/Replay.js"
-import * as Retry from "../../src/wire/Retry.js"
-import { awaitSleepUntil, settle } from "../support/clock.js"
-import { collect, collectResponse, lineFramer, toy } from "../support/toy.js"
+import * as LlmError from "../../../src/LlmError.js"
+import * as StreamChunk from "../../../src/StreamChunk.js"
+import * as Replay from "../../../src/testing/Replay.js"
+import * as Retry from "../../../src/internal/transport/Retry.js"
+import { awaitSleepUntil, settle } from "../../support/clock.js"
+import { collect, collectResponse, lineFramer, toy } from "../../support/toy.js"
 
 describe("Transport", () => {
   it.effect("decodes a body split into reads and ends with the provider's finish", () =>

@@ -3,7 +3,7 @@
  *
  * @since 0.1.0
  */
-import { type DecoderOptions, lineCost, TextFraming } from "./TextFraming.js"
+import { type FramerOptions, lineCost, TextFraming } from "./TextFraming.js"
 
 /** One dispatched server-sent event. */
 export interface Event {
@@ -20,8 +20,8 @@ export interface Event {
 export {
   /** The default cap on one pending event, in characters: 16 MiB. */
   defaultMaxEventBytes,
-  /** Options of a {@link Decoder}: `maxEventBytes` caps the data buffer (its lines and their characters) plus the line being read; `secrets` are masked by value. */
-  type DecoderOptions
+  /** Options of a {@link Framer}: `maxEventBytes` caps the data buffer (its lines and their characters) plus the line being read; `secrets` are masked by value. */
+  type FramerOptions
 } from "./TextFraming.js"
 
 const LF = 10
@@ -29,10 +29,10 @@ const SPACE = 32
 const COLON = 58
 
 /**
- * An incremental, synchronous SSE decoder: `push` each network read, `end` at the end of the body.
- * It never throws; an event larger than the cap sets {@link Decoder.error} and stops all output.
+ * An incremental, synchronous SSE framer: `push` each network read, `end` at the end of the body.
+ * It never throws; an event larger than the cap sets {@link Framer.error} and stops all output.
  */
-export class Decoder extends TextFraming<Event> {
+export class Framer extends TextFraming<Event> {
   /** The previous read ended with CR: an LF opening the next read belongs to that line end. */
   private skipLf = false
   private data = ""
@@ -46,7 +46,7 @@ export class Decoder extends TextFraming<Event> {
   // Per spec the last event id outlives the event that set it.
   private lastId: string | undefined = undefined
 
-  constructor(options?: DecoderOptions) {
+  constructor(options?: FramerOptions) {
     super(options, "An SSE event")
   }
 

@@ -20,8 +20,8 @@ import * as FiberRef from "effect/FiberRef"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import type * as Tracer from "effect/Tracer"
-import type * as Redact from "../internal/redact.js"
-import * as LlmError from "../LlmError.js"
+import type * as Redact from "../redact.js"
+import * as LlmError from "../../LlmError.js"
 
 /** The HTTP client service providers need (any `HttpClient` layer works). */
 export type Client = HttpClient.HttpClient

@@ -1,8 +1,8 @@
 import * as fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import type * as LlmError from "../../src/LlmError.js"
-import * as Ndjson from "../../src/wire/Ndjson.js"
-import { splitAnywhere } from "../support/split.js"
+import type * as LlmError from "../../../src/LlmError.js"
+import * as Ndjson from "../../../src/internal/framing/Ndjson.js"
+import { splitAnywhere } from "../../support/split.js"
 
 const encoder = new TextEncoder()
 const utf8 = (s: string): Uint8Array => encoder.encode(s)
@@ -10,9 +10,9 @@ const utf8 = (s: string): Uint8Array => encoder.encode(s)
 /** Feeds each read in turn, then ends the body. */
 const decodeReads = (
   reads: ReadonlyArray<string | Uint8Array>,
-  options?: Ndjson.DecoderOptions
+  options?: Ndjson.FramerOptions
 ): { lines: Array<string>; error: LlmError.ErrorInfo | undefined } => {
-  const decoder = new Ndjson.Decoder(options)
+  const decoder = new Ndjson.Framer(options)
   const lines: Array<string> = []
   for (const read of reads) lines.push(...decoder.push(typeof read === "string" ? utf8(read) : read))
   lines.push(...decoder.end())
@@ -22,9 +22,9 @@ const decodeReads = (
 const decode = (body: string): Array<string> => decodeReads([body]).lines
 
 
-describe("Ndjson.Decoder", () => {
+describe("Ndjson.Framer", () => {
   it("returns each line as soon as its newline arrives", () => {
-    const decoder = new Ndjson.Decoder()
+    const decoder = new Ndjson.Framer()
     expect(decoder.push(utf8('{"a":1}\n{"b"'))).toStrictEqual(['{"a":1}'])
     expect(decoder.push(utf8(':2}\n{"done":true}\n'))).toStrictEqual(['{"b":2}', '{"done":true}'])
     expect(decoder.end()).toStrictEqual([])
@@ -61,7 +61,7 @@ describe("Ndjson.Decoder", () => {
   })
 
   it("yields nothing after end", () => {
-    const decoder = new Ndjson.Decoder()
+    const decoder = new Ndjson.Framer()
     expect(decoder.push(utf8("{}"))).toStrictEqual([])
     expect(decoder.end()).toStrictEqual(["{}"])
     expect(decoder.end()).toStrictEqual([])
@@ -90,7 +90,7 @@ describe("Ndjson.Decoder", () => {
 
   describe("size cap", () => {
     it("fails with protocol when one line passes the default 16 MiB, then yields nothing", () => {
-      const decoder = new Ndjson.Decoder()
+      const decoder = new Ndjson.Framer()
       expect(decoder.push(utf8('{"a":1}\n{"big":"'))).toStrictEqual(['{"a":1}'])
       const mib = utf8("x".repeat(1024 * 1024))
       for (let i = 0; i < 15; i++) expect(decoder.push(mib)).toStrictEqual([])
@@ -167,7 +167,7 @@ const render = (spec: NdjsonBody): { bytes: Uint8Array; expected: Array<string> 
 
 const cuts = fc.array(fc.nat({ max: 100_000 }), { maxLength: 24 })
 
-describe("Ndjson.Decoder properties", () => {
+describe("Ndjson.Framer properties", () => {
   it("decodes random bodies exactly, under any split into reads", () => {
     fc.assert(
       fc.property(ndjsonBody, cuts, (spec, points) => {

@@ -1,9 +1,9 @@
 import * as fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import type * as LlmError from "../../src/LlmError.js"
-import * as Sse from "../../src/wire/Sse.js"
-import { lineCost } from "../../src/wire/TextFraming.js"
-import { splitAnywhere } from "../support/split.js"
+import type * as LlmError from "../../../src/LlmError.js"
+import * as Sse from "../../../src/internal/framing/Sse.js"
+import { lineCost } from "../../../src/internal/framing/TextFraming.js"
+import { splitAnywhere } from "../../support/split.js"
 
 const encoder = new TextEncoder()
 const utf8 = (s: string): Uint8Array => encoder.encode(s)
@@ -11,9 +11,9 @@ const utf8 = (s: string): Uint8Array => encoder.encode(s)
 /** Feeds each read in turn, then ends the body. */
 const decodeReads = (
   reads: ReadonlyArray<string | Uint8Array>,
-  options?: Sse.DecoderOptions
+  options?: Sse.FramerOptions
 ): { events: Array<Sse.Event>; error: LlmError.ErrorInfo | undefined } => {
-  const decoder = new Sse.Decoder(options)
+  const decoder = new Sse.Framer(options)
   const events: Array<Sse.Event> = []
   for (const read of reads) events.push(...decoder.push(typeof read === "string" ? utf8(read) : read))
   events.push(...decoder.end())
@@ -25,7 +25,7 @@ const decode = (body: string): Array<Sse.Event> => decodeReads([body]).events
 
 const message = (data: string, id?: string): Sse.Event => ({ event: "message", data, id })
 
-describe("Sse.Decoder", () => {
+describe("Sse.Framer", () => {
   it("dispatches on a blank line with the default type", () => {
     expect(decode("data: hello\n\n")).toStrictEqual([message("hello")])
   })
@@ -58,7 +58,7 @@ describe("Sse.Decoder", () => {
   })
 
   it("frames Gemini's CRLF events without waiting for the end of the body", () => {
-    const decoder = new Sse.Decoder()
+    const decoder = new Sse.Framer()
     expect(decoder.push(utf8('data: {"candidates":[]}\r\n\r\n'))).toStrictEqual([message('{"candidates":[]}')])
     expect(decoder.push(utf8('data: {"usageMetadata":{}}\r\n\r\n'))).toStrictEqual([
       message('{"usageMetadata":{}}')
@@ -173,7 +173,7 @@ describe("Sse.Decoder", () => {
   })
 
   it("returns events as soon as their blank line arrives, and nothing twice", () => {
-    const decoder = new Sse.Decoder()
+    const decoder = new Sse.Framer()
     expect(decoder.push(utf8("data: a\n"))).toStrictEqual([])
     expect(decoder.push(utf8("\ndata: b\n\ndata: c"))).toStrictEqual([message("a"), message("b")])
     expect(decoder.end()).toStrictEqual([message("c")])
@@ -215,7 +215,7 @@ describe("Sse.Decoder", () => {
 
   describe("size cap", () => {
     it("fails with protocol when one event passes the default 16 MiB, then yields nothing", () => {
-      const decoder = new Sse.Decoder()
+      const decoder = new Sse.Framer()
       expect(decoder.push(utf8("data: small\n\ndata: "))).toStrictEqual([message("small")])
       const mib = utf8("x".repeat(1024 * 1024))
       for (let i = 0; i < 15; i++) expect(decoder.push(mib)).toStrictEqual([])
@@ -261,7 +261,7 @@ describe("Sse.Decoder", () => {
 
     it("bounds an event of empty data lines by their count, not only their characters", () => {
       // 100,000 empty lines are 100,000 characters but 3.3 MB of held lines: over a 1 MiB cap.
-      const decoder = new Sse.Decoder({ maxEventBytes: 1024 * 1024 })
+      const decoder = new Sse.Framer({ maxEventBytes: 1024 * 1024 })
       const body = utf8("data:\n".repeat(100_000) + "\n")
       expect(decoder.push(body)).toStrictEqual([])
       expect(decoder.error?.message).toBe("An SSE event exceeded the 1 MiB limit")
@@ -288,7 +288,7 @@ describe("Sse.Decoder", () => {
     })
 
     it("catches an endless line before it ends", () => {
-      const decoder = new Sse.Decoder({ maxEventBytes: 1024 })
+      const decoder = new Sse.Framer({ maxEventBytes: 1024 })
       expect(decoder.push(utf8(": " + "k".repeat(1000)))).toStrictEqual([])
       expect(decoder.error).toBeUndefined()
       expect(decoder.push(utf8("k".repeat(100)))).toStrictEqual([])
@@ -377,7 +377,7 @@ const render = (spec: SseBody): { bytes: Uint8Array; expected: Array<Sse.Event> 
 
 const cuts = fc.array(fc.nat({ max: 100_000 }), { maxLength: 24 })
 
-describe("Sse.Decoder properties", () => {
+describe("Sse.Framer properties", () => {
   it("decodes random bodies exactly, under any split into reads", () => {
     fc.assert(
       fc.property(sseBody, cuts, (spec, points) => {

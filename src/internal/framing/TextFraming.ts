@@ -5,14 +5,14 @@
  *
  * @since 0.1.0
  */
-import * as Redact from "../internal/redact.js"
-import * as LlmError from "../LlmError.js"
+import * as Redact from "../redact.js"
+import * as LlmError from "../../LlmError.js"
 
 /** The default cap on one pending event, in characters: 16 MiB. */
 export const defaultMaxEventBytes = 16 * 1024 * 1024
 
 /** Options of a text framing decoder. */
-export interface DecoderOptions {
+export interface FramerOptions {
   /**
    * The most one pending event may cost before the stream fails; default 16 MiB. Its text counts a
    * byte a character, and each line it holds counts {@link lineCost} more, so an event made of
@@ -59,7 +59,7 @@ export abstract class TextFraming<Out> {
   private recent = ""
 
   /** @param unit what one event is called in the overflow message ("An SSE event"). */
-  constructor(options: DecoderOptions | undefined, private readonly unit: string) {
+  constructor(options: FramerOptions | undefined, private readonly unit: string) {
     this.maxEventBytes = options?.maxEventBytes ?? defaultMaxEventBytes
     this.mask = options?.secrets === undefined ? undefined : Redact.make(options.secrets)?.stream
   }
