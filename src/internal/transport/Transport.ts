@@ -135,8 +135,9 @@ export const requestIdOf = (headers: Readonly<Record<string, string>>): string |
   return undefined
 }
 
+/** A timeout error whose message ends with the limit: "Idle timeout: no data from the server for 10s". */
 const timeoutError = (provider: string, what: string, d: Duration.DurationInput): LlmError.LlmError =>
-  LlmError.make({ code: "timeout", message: `${what} (${Duration.format(Duration.decode(d))})`, provider })
+  LlmError.make({ code: "timeout", message: `${what} ${Duration.format(Duration.decode(d))}`, provider })
 
 /**
  * The total limit of one response, across its attempts: when it passes (epoch ms on the Effect
@@ -499,9 +500,9 @@ const start = <Ev>(
     const idle = Duration.decode(req.timeouts?.idle ?? defaultIdleTimeout)
     const handoff: Handoff = new HandoffModule.Handoff(yield* Effect.clock, {
       first: headers,
-      onFirst: () => timeoutError(req.provider, "No response headers in time", headers),
+      onFirst: () => timeoutError(req.provider, "Headers timeout: no response headers within", headers),
       idle,
-      onIdle: () => timeoutError(req.provider, "No data from the server (idle timeout)", idle),
+      onIdle: () => timeoutError(req.provider, "Idle timeout: no data from the server for", idle),
       totalAt: total.at,
       onTotal: total.error
     })

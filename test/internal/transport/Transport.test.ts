@@ -129,7 +129,7 @@ describe("Transport", () => {
       expect(chunks.map((c) => c.type)).toStrictEqual(["metadata", "text-delta", "error"])
       const last = chunks[2]
       expect(last.type === "error" && last.error.code).toBe("timeout")
-      expect(last.type === "error" && last.error.message).toBe("No data from the server (idle timeout) (10s)")
+      expect(last.type === "error" && last.error.message).toBe("Idle timeout: no data from the server for 10s")
     }).pipe(Effect.provide(Replay.layer({ body: "m\nt:start\n", stall: true }))))
 
   it.effect("the total limit covers the waits between attempts: a long Retry-After ends at the limit, not after it", () =>

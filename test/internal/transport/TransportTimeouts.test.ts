@@ -43,7 +43,7 @@ describe("Transport timeouts", () => {
       yield* TestClock.adjust("1 millis")
       const chunks = yield* Fiber.join(fiber)
       expect(chunks).toStrictEqual([
-        StreamChunk.error(LlmError.info({ code: "timeout", message: "No response headers in time (5s)", provider: "toy" }))
+        StreamChunk.error(LlmError.info({ code: "timeout", message: "Headers timeout: no response headers within 5s", provider: "toy" }))
       ])
     }).pipe(Effect.provideServiceEffect(Http.Client, slowHeaders("1 hour", ""))))
 
@@ -61,7 +61,7 @@ describe("Transport timeouts", () => {
       expect(chunks).toStrictEqual([
         StreamChunk.metadata("toy", "toy-1"),
         StreamChunk.textDelta("hi"),
-        StreamChunk.error(LlmError.info({ code: "timeout", message: "No data from the server (idle timeout) (10s)", provider: "toy" }))
+        StreamChunk.error(LlmError.info({ code: "timeout", message: "Idle timeout: no data from the server for 10s", provider: "toy" }))
       ])
     }).pipe(Effect.provideServiceEffect(Http.Client, slowHeaders("30 seconds", "m\nt:hi\n"))))
 
