@@ -1,6 +1,13 @@
 /**
  * The normalized finish reason and the table that maps every provider's raw string onto it.
  *
+ * @example
+ * ```ts
+ * import { FinishReason } from "effect-llm-stream"
+ *
+ * const reason: FinishReason.FinishReason = FinishReason.normalizeFinishReason("end_turn") // "stop"
+ * ```
+ *
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
