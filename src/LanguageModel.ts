@@ -28,7 +28,8 @@ export class LanguageModel extends Context.Tag("effect-llm-stream/LanguageModel"
 
 /**
  * Builds a service from a raw chunk stream, adding what every provider owes its callers: the
- * terminal-chunk invariant ({@link StreamChunk.ensureTerminal}) and metering through a
+ * terminal-chunk invariant and the finish-reason rule ({@link StreamChunk.ensureTerminal}: a `finish`
+ * `stop` after a tool call reports `tool_calls`), and metering through a
  * {@link UsageMeter.UsageMeter} when one is in the context.
  */
 export const make = <E>(options: {

@@ -310,11 +310,23 @@ export const truncatedError = (provider?: string): LlmError.ErrorInfo =>
     provider
   })
 
+/** A `finish` `stop` after a tool call says `tool_calls` (the raw reason is kept). */
+const afterToolCall = (terminal: Of<"finish"> | Of<"error">): Of<"finish"> | Of<"error"> =>
+  terminal.type === "finish" && terminal.reason === "stop"
+    ? (terminal.rawReason === undefined
+      ? { type: "finish", reason: "tool_calls" }
+      : { type: "finish", reason: "tool_calls", rawReason: terminal.rawReason })
+    : terminal
+
 /**
  * Turns any chunk stream into one that cannot fail and ends with exactly one terminal chunk:
  * failures and defects become an `error` chunk, a stream ending without a terminal chunk gets an
  * `error` chunk with code `truncated`, and nothing is emitted after the first terminal chunk (which
  * also stops pulling from, and so closes, the source). A consumer that stops early sees no terminal.
+ *
+ * It also holds the finish-reason rule for every provider: a `finish` with reason `stop` that comes
+ * after a `tool-call` (or `tool-call-delta`) chunk becomes `tool_calls`, its `rawReason` kept, since
+ * some hosts say "stop" after calling a tool.
  */
 export const ensureTerminal = <E, R>(
   self: Stream.Stream<StreamChunk, E, R>,
@@ -323,22 +335,32 @@ export const ensureTerminal = <E, R>(
   const provider = options?.provider
   const last = (info: LlmError.ErrorInfo) => Channel.write(Chunk.of(error(info)))
   // One stage that reads whole chunks: the guarantee costs next to nothing per network read.
-  const guard: Channel.Channel<Chunk.Chunk<StreamChunk>, Chunk.Chunk<StreamChunk>, never, E, void, unknown> =
+  const guard = (
+    calledTool: boolean
+  ): Channel.Channel<Chunk.Chunk<StreamChunk>, Chunk.Chunk<StreamChunk>, never, E, void, unknown> =>
     Channel.readWithCause({
       onInput: (chunk: Chunk.Chunk<StreamChunk>) => {
         const chunks = Chunk.toReadonlyArray(chunk)
+        let called = calledTool
         for (let i = 0; i < chunks.length; i++) {
-          // Ending here stops pulling from, and so closes, the source.
-          if (isTerminal(chunks[i]!)) return Channel.write(i === chunks.length - 1 ? chunk : Chunk.take(chunk, i + 1))
+          const c = chunks[i]!
+          if (c.type === "tool-call" || c.type === "tool-call-delta") {
+            called = true
+          } else if (isTerminal(c)) {
+            // Ending here stops pulling from, and so closes, the source.
+            const terminal = called ? afterToolCall(c) : c
+            if (terminal !== c) return Channel.write(Chunk.unsafeFromArray([...chunks.slice(0, i), terminal]))
+            return Channel.write(i === chunks.length - 1 ? chunk : Chunk.take(chunk, i + 1))
+          }
         }
-        return Channel.zipRight(Channel.write(chunk), guard)
+        return Channel.zipRight(Channel.write(chunk), guard(called))
       },
       // An interruption seen here started inside the source (the consumer's own interruption never
       // reaches this handler), so it is a failure of the source like any other.
       onFailure: (cause) => last(errorFromCause(cause, provider)),
       onDone: () => last(truncatedError(provider))
     })
-  return Stream.fromChannel(Channel.pipeTo(Stream.toChannel(self), guard))
+  return Stream.fromChannel(Channel.pipeTo(Stream.toChannel(self), guard(false)))
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -90,6 +90,25 @@ describe("LanguageModel.chat", () => {
     }))
 })
 
+describe("LanguageModel.make", () => {
+  it.effect("a service that called a tool but said stop reports tool_calls", () =>
+    Effect.gen(function*() {
+      const call = StreamChunk.toolCall({ index: 0, id: "c1", name: "lookup", arguments: {}, rawArguments: "" })
+      const service = LanguageModel.make({
+        provider: "mine",
+        model: "m1",
+        stream: () => Stream.make(StreamChunk.toolCallDelta(0, "", { id: "c1", name: "lookup" }), call, StreamChunk.finish("stop"))
+      })
+      expect(yield* collect(service.stream("q"))).toStrictEqual([
+        { type: "tool-call-delta", index: 0, argumentsDelta: "", id: "c1", name: "lookup" },
+        call,
+        { type: "finish", reason: "tool_calls" }
+      ])
+      const response = yield* LanguageModel.chatWith(service, "q")
+      expect([response.finishReason, response.rawFinishReason]).toStrictEqual(["tool_calls", undefined])
+    }))
+})
+
 describe("LanguageModel.withFallback", () => {
   const first = (script: TestModel.Script) => TestModel.make({ provider: "a", model: "ma", responses: [script] })
   const second = (script: TestModel.Script) => TestModel.make({ provider: "b", model: "mb", responses: [script] })

@@ -604,6 +604,72 @@ describe("ensureTerminal", () => {
       expect(dup).toStrictEqual([a, { type: "error", error: { code: "server", message: "x", retryable: true } }])
     }))
 
+  describe("a model that called a tool but said stop reports tool_calls", () => {
+    const call = StreamChunk.toolCall({ index: 0, id: "c1", name: "f", arguments: { x: 1 }, rawArguments: "{\"x\":1}" })
+    const delta = StreamChunk.toolCallDelta(0, "{\"x\":", { id: "c1", name: "f" })
+
+    it.effect("a tool-call chunk turns finish stop into tool_calls, keeping the raw reason", () =>
+      Effect.gen(function*() {
+        expect(yield* runAll(Stream.make(meta, a, call, StreamChunk.finish("stop", "end_turn")))).toStrictEqual([
+          meta,
+          a,
+          call,
+          { type: "finish", reason: "tool_calls", rawReason: "end_turn" }
+        ])
+        expect(yield* runAll(Stream.make(call, StreamChunk.finish("stop")))).toStrictEqual([
+          call,
+          { type: "finish", reason: "tool_calls" }
+        ])
+      }))
+
+    it.effect("a tool-call-delta alone counts, and so does a call in an earlier network read", () =>
+      Effect.gen(function*() {
+        expect(yield* runAll(Stream.make(delta, StreamChunk.finish("stop", "STOP")))).toStrictEqual([
+          delta,
+          { type: "finish", reason: "tool_calls", rawReason: "STOP" }
+        ])
+        const oneByOne = Stream.make(call, a, b, StreamChunk.finish("stop", "stop")).pipe(Stream.rechunk(1))
+        expect(yield* runAll(oneByOne)).toStrictEqual([call, a, b, { type: "finish", reason: "tool_calls", rawReason: "stop" }])
+        // what follows the terminal is still dropped
+        expect(yield* runAll(Stream.make(call, StreamChunk.finish("stop"), b))).toStrictEqual([
+          call,
+          { type: "finish", reason: "tool_calls" }
+        ])
+      }))
+
+    it.effect("other reasons, error chunks and answers without a call are left alone", () =>
+      Effect.gen(function*() {
+        expect(yield* runAll(Stream.make(call, StreamChunk.finish("length", "max_tokens")))).toStrictEqual([
+          call,
+          { type: "finish", reason: "length", rawReason: "max_tokens" }
+        ])
+        expect(yield* runAll(Stream.make(call, StreamChunk.finish("content_filter")))).toStrictEqual([
+          call,
+          { type: "finish", reason: "content_filter" }
+        ])
+        const failed = StreamChunk.error(LlmError.info({ code: "server", message: "x" }))
+        expect(yield* runAll(Stream.make(call, failed))).toStrictEqual([
+          call,
+          { type: "error", error: { code: "server", message: "x", retryable: true } }
+        ])
+        expect(yield* runAll(Stream.make(a, StreamChunk.finish("stop", "end_turn")))).toStrictEqual([
+          a,
+          { type: "finish", reason: "stop", rawReason: "end_turn" }
+        ])
+      }))
+
+    it.effect("each run of the same stream starts afresh", () =>
+      Effect.gen(function*() {
+        let n = 0
+        const source = Stream.suspend((): Stream.Stream<StreamChunk.StreamChunk> =>
+          n++ === 0 ? Stream.make(call, StreamChunk.finish("stop")) : Stream.make(a, StreamChunk.finish("stop"))
+        )
+        const guarded = StreamChunk.ensureTerminal(source)
+        expect(Chunk.toArray(yield* Stream.runCollect(guarded))).toStrictEqual([call, { type: "finish", reason: "tool_calls" }])
+        expect(Chunk.toArray(yield* Stream.runCollect(guarded))).toStrictEqual([a, { type: "finish", reason: "stop" }])
+      }))
+  })
+
   it.effect("ends at the terminal chunk even when the source never completes after it", () =>
     Effect.gen(function*() {
       const out = yield* runAll(Stream.concat(Stream.make(a, StreamChunk.finish("stop", "end_turn")), Stream.never))
@@ -715,13 +781,18 @@ describe("ensureTerminal", () => {
                 }
               }
               break
-            case "terminal":
+            case "terminal": {
               tail = Stream.concat(
                 Stream.fromIterable([end.terminal, ...end.more]),
                 end.thenFail ? Stream.fail("after the end") : Stream.empty
               )
-              expectedLast = end.terminal
+              const calledTool = prefix.some((c) => c.type === "tool-call" || c.type === "tool-call-delta")
+              // A model that called a tool but said "stop" reports tool_calls (raw reason kept).
+              expectedLast = calledTool && end.terminal.type === "finish" && end.terminal.reason === "stop"
+                ? { ...end.terminal, reason: "tool_calls" }
+                : end.terminal
               break
+            }
           }
           const source = Stream.concat(Stream.fromIterable(prefix), tail).pipe(Stream.rechunk(chunkSize))
           const out = Chunk.toArray(Effect.runSync(Stream.runCollect(StreamChunk.ensureTerminal(source, { provider: "p" }))))

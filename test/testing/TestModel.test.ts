@@ -248,6 +248,22 @@ describe("TestModel", () => {
       expect(yield* TestModel.requests).toStrictEqual([{ messages: [{ role: "user", content: "What is 2 + 2?" }] }])
     }).pipe(Effect.provide(TestModel.layer({ responses: [[StreamChunk.finish("stop")]] }))))
 
+  it.effect("a script that calls a tool and says stop reports tool_calls, in the chunks and the Response", () =>
+    Effect.gen(function*() {
+      const call = { index: 0, id: "call_1", name: "get_weather", arguments: { city: "Paris" }, rawArguments: "{\"city\":\"Paris\"}" }
+      expect(yield* collect("weather?")).toStrictEqual([
+        StreamChunk.toolCall(call),
+        { type: "finish", reason: "tool_calls", rawReason: "stop" }
+      ])
+      const response = yield* LanguageModel.chat("weather?")
+      expect([response.finishReason, response.rawFinishReason, response.toolCalls]).toStrictEqual(["tool_calls", "stop", [call]])
+    }).pipe(Effect.provide(TestModel.layer({
+      responses: [[
+        StreamChunk.toolCall({ index: 0, id: "call_1", name: "get_weather", arguments: { city: "Paris" }, rawArguments: "{\"city\":\"Paris\"}" }),
+        StreamChunk.finish("stop", "stop")
+      ]]
+    }))))
+
   it.effect("names its provider and model", () =>
     Effect.gen(function*() {
       const model = yield* LanguageModel.LanguageModel
