@@ -1,8 +1,9 @@
 /**
  * Usage and cache counters across responses, held in a `SubscriptionRef` so a UI can watch them.
  *
- * Each response adds its *final* usage once, at its terminal chunk. Providers use the meter when it
- * is in the context and work the same without it.
+ * Each response adds its *final* usage once, at its terminal chunk (or, stopped early, the usage it
+ * saw), under the `provider:model` its service was built with. Providers use the meter when it is in
+ * the context and work the same without it.
  *
  * @since 0.1.0
  */
@@ -28,7 +29,10 @@ export interface Counters {
   readonly reasoningTokens: number
 }
 
-/** All counters: the totals plus the same per `provider:model`. */
+/**
+ * All counters: the totals plus the same per `provider:model`, keyed by the model each service was
+ * built with (the requested one), not the model name a response reports.
+ */
 export interface Totals extends Counters {
   readonly byModel: Readonly<Record<string, Counters>>
 }
@@ -114,14 +118,22 @@ export const record = (
   Effect.flatMap(UsageMeter, (m) => SubscriptionRef.update(m.totals, (t) => add(t, key, usage, failed)))
 
 const needsMeter = (c: StreamChunk.StreamChunk): boolean =>
-  c.type === "usage" || c.type === "metadata" || c.type === "cache-read" || c.type === "cache-write" ||
-  StreamChunk.isTerminal(c)
+  c.type === "usage" || c.type === "cache-read" || c.type === "cache-write" || StreamChunk.isTerminal(c)
 
 /**
- * Meters a response stream when a {@link UsageMeter} is in the context: `cache-read`/`cache-write`
- * chunks get the meter's running total, and the final usage is recorded once, at the terminal chunk,
- * under `provider:model` (the model named by the stream's metadata, else `model`). Without a meter the
- * stream passes through untouched. Only chunk batches holding such chunks cost an Effect.
+ * Meters a response stream when a {@link UsageMeter} is in the context; without one the stream
+ * passes through untouched.
+ *
+ * - Every run of the stream is one request, filed under the key `provider:model` built from the
+ *   arguments: the model the service was built with (the one requested), known before any chunk,
+ *   never the model name a response reports in its `metadata` chunk. So one configured model has one
+ *   key, whether its responses succeed or fail.
+ * - A response is recorded once: at its terminal chunk with its final usage (an `error` chunk also
+ *   counts an error), or, when the consumer stops early (`Stream.take`, interruption), when the
+ *   stream closes, with the usage it saw so far and no error.
+ * - `cache-read` / `cache-write` chunks get the meter's running total in `accumulated`.
+ *
+ * Only chunk batches holding usage, cache or terminal chunks cost an Effect.
  */
 export const track = (provider: string, model: string) =>
 <E, R>(self: Stream.Stream<StreamChunk.StreamChunk, E, R>): Stream.Stream<StreamChunk.StreamChunk, E, R> =>
@@ -129,10 +141,11 @@ export const track = (provider: string, model: string) =>
     Effect.map(Effect.serviceOption(UsageMeter), (maybe) => {
       if (Option.isNone(maybe)) return self
       const meter = maybe.value
+      const key = `${provider}:${model}`
       let usage: Usage.Usage | undefined = undefined
       let cacheRead: number | undefined = undefined
       let cacheWrite: number | undefined = undefined
-      let key = `${provider}:${model}`
+      let recorded = false
       // A provider may report cache use only in cache chunks: the meter must count what they said.
       const final = (): Usage.Usage | undefined => {
         if (usage === undefined) {
@@ -146,11 +159,14 @@ export const track = (provider: string, model: string) =>
           ...(usage.cacheWriteTokens === undefined && cacheWrite !== undefined ? { cacheWriteTokens: cacheWrite } : {})
         }
       }
+      const recordOnce = (failed: boolean): Effect.Effect<void> =>
+        Effect.suspend(() => {
+          if (recorded) return Effect.void
+          recorded = true
+          return SubscriptionRef.update(meter.totals, (t) => add(t, key, final(), failed))
+        })
       const step = (totals: Totals | undefined, c: StreamChunk.StreamChunk): Effect.Effect<StreamChunk.StreamChunk> => {
         switch (c.type) {
-          case "metadata":
-            if (c.model !== undefined) key = `${c.provider}:${c.model}`
-            return Effect.succeed(c)
           case "usage":
             usage = Usage.merge(usage, c.usage)
             return Effect.succeed(c)
@@ -166,10 +182,7 @@ export const track = (provider: string, model: string) =>
           }
           case "finish":
           case "error":
-            return Effect.as(
-              SubscriptionRef.update(meter.totals, (t) => add(t, key, final(), c.type === "error")),
-              c
-            )
+            return Effect.as(recordOnce(c.type === "error"), c)
           default:
             return Effect.succeed(c)
         }
@@ -178,6 +191,9 @@ export const track = (provider: string, model: string) =>
         if (!Chunk.some(chunk, needsMeter)) return Effect.succeed(chunk)
         return Effect.flatMap(SubscriptionRef.get(meter.totals), (totals) =>
           Effect.map(Effect.forEach(chunk, (c) => step(totals, c)), Chunk.unsafeFromArray))
-      })
+      }).pipe(
+        // Stopped before its terminal chunk: the request was sent all the same.
+        Stream.ensuring(recordOnce(false))
+      )
     })
   )

@@ -44,7 +44,8 @@ const afterFirst: UsageMeter.Totals = {
   cacheWriteTokens: 20,
   reasoningTokens: 0,
   byModel: {
-    "test:alpha": {
+    // The key is the model the service was built with ("test-model"), not the "alpha" the response names.
+    "test:test-model": {
       requests: 1,
       errors: 0,
       inputTokens: 110,
@@ -64,14 +65,13 @@ const afterSecond: UsageMeter.Totals = {
   cacheWriteTokens: 20,
   reasoningTokens: 3,
   byModel: {
-    "test:alpha": afterFirst.byModel["test:alpha"],
     "test:test-model": {
-      requests: 1,
+      requests: 2,
       errors: 0,
-      inputTokens: 5,
-      outputTokens: 7,
-      cacheReadTokens: 0,
-      cacheWriteTokens: 0,
+      inputTokens: 115,
+      outputTokens: 17,
+      cacheReadTokens: 80,
+      cacheWriteTokens: 20,
       reasoningTokens: 3
     }
   }
@@ -85,16 +85,16 @@ const afterThird: UsageMeter.Totals = {
   cacheWriteTokens: 20,
   reasoningTokens: 3,
   byModel: {
-    "test:alpha": {
-      requests: 2,
+    // one model, one key: its failure is filed with its successes
+    "test:test-model": {
+      requests: 3,
       errors: 1,
-      inputTokens: 114,
-      outputTokens: 12,
+      inputTokens: 119,
+      outputTokens: 19,
       cacheReadTokens: 80,
       cacheWriteTokens: 20,
-      reasoningTokens: 0
-    },
-    "test:test-model": afterSecond.byModel["test:test-model"]
+      reasoningTokens: 3
+    }
   }
 }
 
@@ -187,7 +187,7 @@ describe("UsageMeter", () => {
         cacheWriteTokens: 0,
         reasoningTokens: 0,
         byModel: {
-          "test:alpha": {
+          "test:test-model": {
             requests: 1,
             errors: 1,
             inputTokens: 4,
@@ -200,12 +200,88 @@ describe("UsageMeter", () => {
       })
     }).pipe(Effect.provide(threeResponses)))
 
-  it.effect("a stream stopped early records nothing", () =>
+  it.effect("a stream stopped early is still a request: counted once, with the usage it saw, not as an error", () =>
     Effect.gen(function*() {
       const taken = yield* Effect.map(Stream.runCollect(LanguageModel.stream("1").pipe(Stream.take(2))), Chunk.toArray)
       expect(taken).toStrictEqual(cached.slice(0, 2))
-      expect(yield* UsageMeter.snapshot).toStrictEqual(UsageMeter.emptyTotals)
+      const sawUsage: UsageMeter.Counters = {
+        requests: 1,
+        errors: 0,
+        inputTokens: 110,
+        outputTokens: 10,
+        cacheReadTokens: 80,
+        cacheWriteTokens: 20,
+        reasoningTokens: 0
+      }
+      expect(yield* UsageMeter.snapshot).toStrictEqual({ ...sawUsage, byModel: { "test:test-model": sawUsage } })
+      // stopped before any usage: one request, nothing else
+      const first = yield* Effect.map(Stream.runCollect(LanguageModel.stream("2").pipe(Stream.take(1))), Chunk.toArray)
+      expect(first).toStrictEqual([StreamChunk.textDelta("two")])
+      const twoRequests = { ...sawUsage, requests: 2 }
+      expect(yield* UsageMeter.snapshot).toStrictEqual({ ...twoRequests, byModel: { "test:test-model": twoRequests } })
     }).pipe(Effect.provide(threeResponses)))
+
+  it.effect("a stream taken up to and including its terminal chunk is counted once", () =>
+    Effect.gen(function*() {
+      const all = yield* Effect.map(Stream.runCollect(LanguageModel.stream("1").pipe(Stream.take(cached.length))), Chunk.toArray)
+      expect(all).toStrictEqual(cached)
+      expect(yield* UsageMeter.snapshot).toStrictEqual(afterFirst)
+    }).pipe(Effect.provide(threeResponses)))
+
+  it.effect("an interrupted stream is a request, with the usage it saw", () =>
+    Effect.gen(function*() {
+      const seen = yield* Deferred.make<void>()
+      const fiber = yield* LanguageModel.stream("x").pipe(
+        Stream.tap((c) => c.type === "usage" ? Deferred.succeed(seen, undefined) : Effect.void),
+        Stream.runDrain,
+        Effect.fork
+      )
+      yield* Deferred.await(seen)
+      expect(yield* UsageMeter.snapshot).toStrictEqual(UsageMeter.emptyTotals)
+      yield* Fiber.interrupt(fiber)
+      const counters: UsageMeter.Counters = { ...UsageMeter.zeroCounters, requests: 1, inputTokens: 9, outputTokens: 1 }
+      expect(yield* UsageMeter.snapshot).toStrictEqual({ ...counters, byModel: { "acme:big-1": counters } })
+    }).pipe(Effect.provide(Layer.merge(
+      TestModel.layer({
+        provider: "acme",
+        model: "big-1",
+        responses: [[
+          StreamChunk.metadata("acme", "big-1-2025-06-01"),
+          StreamChunk.textDelta("a"),
+          StreamChunk.usage({ inputTokens: 9, outputTokens: 1, totalTokens: 10 }),
+          TestModel.stall
+        ]]
+      }),
+      UsageMeter.layer
+    ))))
+
+  it.effect("successes and failures of one model share the key it was built with, whatever the response names", () =>
+    Effect.gen(function*() {
+      yield* runStream("ok")
+      yield* runStream("fails before any chunk")
+      yield* runStream("fails after metadata")
+      const counters: UsageMeter.Counters = { ...UsageMeter.zeroCounters, requests: 3, errors: 2, inputTokens: 2, outputTokens: 1 }
+      expect(yield* UsageMeter.snapshot).toStrictEqual({ ...counters, byModel: { "openai:gpt-4.1-mini": counters } })
+    }).pipe(Effect.provide(Layer.merge(
+      TestModel.layer({
+        provider: "openai",
+        model: "gpt-4.1-mini",
+        responses: [
+          [
+            StreamChunk.metadata("openai", "gpt-4.1-mini-2025-04-14", "r1"),
+            StreamChunk.textDelta("hi"),
+            StreamChunk.usage({ inputTokens: 2, outputTokens: 1, totalTokens: 3 }),
+            StreamChunk.finish("stop")
+          ],
+          [TestModel.fail(LlmError.make({ code: "rate_limit", message: "slow down", status: 429 }))],
+          [
+            StreamChunk.metadata("openai", "gpt-4.1-mini-2025-04-14", "r3"),
+            TestModel.fail(LlmError.make({ code: "server", message: "boom", status: 500 }))
+          ]
+        ]
+      }),
+      UsageMeter.layer
+    ))))
 
   it.effect("without the meter layer the stream is unchanged", () =>
     Effect.gen(function*() {
