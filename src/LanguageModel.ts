@@ -3,8 +3,10 @@
  *
  * @since 0.1.0
  */
+import * as Chunk from "effect/Chunk"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
 import * as ChatRequest from "./ChatRequest.js"
 import * as Unwrap from "./internal/unwrap.js"
@@ -70,35 +72,58 @@ export const chat = (request: ChatRequest.Input): Effect.Effect<Response.Respons
 
 /**
  * A service that tries `primary`, then each of `others`, moving on only when a model's stream ends in
- * an error before any content chunk. Once output has started, its error is final. Non-content chunks
- * (metadata, usage, cache) of a failed attempt are held back and dropped, so the consumer never sees
- * two beginnings. When every model fails, the last error is the terminal chunk.
+ * an error before any content chunk (text, reasoning, tool call, content part). Once output has
+ * started, its error is final; a `finish` without output is final too. Non-content chunks (metadata,
+ * usage, cache) of a failed attempt are held back and dropped, so the consumer never sees two
+ * beginnings. When every model fails, the last model's error is the terminal chunk.
+ *
+ * The stream always begins with one `metadata` chunk naming the model whose answer follows: that
+ * model's own `metadata` chunk (moved first, its `model` filled in from the service when it has
+ * none), or `metadata(service.provider, service.model)` when it sent none. The returned service's
+ * own `provider` and `model` are the primary's. Each model meters its own attempts under its own key
+ * (see {@link UsageMeter.track}). For provider layers, use {@link fallback}.
  */
 export const withFallback = (primary: Service, ...others: ReadonlyArray<Service>): Service => {
-  const models = [primary, ...others]
+  const models: ReadonlyArray<Service> = [primary, ...others]
   const attempt = (request: ChatRequest.Input, i: number): Stream.Stream<StreamChunk.StreamChunk> =>
     Stream.suspend(() => {
+      const model = models[i]!
       const isLast = i === models.length - 1
       let started = false
       let failedEarly = false
       let held: Array<StreamChunk.StreamChunk> = []
-      const current = models[i]!.stream(request).pipe(
-        Stream.mapConcat((chunk): ReadonlyArray<StreamChunk.StreamChunk> => {
-          if (started) return [chunk]
-          if (StreamChunk.isContent(chunk)) {
-            started = true
-            const out = [...held, chunk]
-            held = []
-            return out
+      // The first chunks of the answer: who answered, then what was held back, then `chunk`.
+      const release = (out: Array<StreamChunk.StreamChunk>, chunk: StreamChunk.StreamChunk): void => {
+        started = true
+        const own = held.find(StreamChunk.is("metadata"))
+        out.push(
+          own === undefined
+            ? StreamChunk.metadata(model.provider, model.model)
+            : own.model === undefined
+            ? StreamChunk.metadata(own.provider, model.model, own.responseId)
+            : own
+        )
+        for (const c of held) if (c.type !== "metadata") out.push(c)
+        out.push(chunk)
+        held = []
+      }
+      const current = model.stream(request).pipe(
+        Stream.mapChunks((chunk) => {
+          const out: Array<StreamChunk.StreamChunk> = []
+          for (const c of chunk) {
+            if (started) {
+              // At most one metadata chunk, first.
+              if (c.type !== "metadata") out.push(c)
+            } else if (c.type === "error" && !isLast) {
+              failedEarly = true
+              held = []
+            } else if (StreamChunk.isContent(c) || StreamChunk.isTerminal(c)) {
+              release(out, c)
+            } else {
+              held.push(c)
+            }
           }
-          if (chunk.type === "error" && !isLast) {
-            failedEarly = true
-            held = []
-            return []
-          }
-          if (StreamChunk.isTerminal(chunk)) return [...held, chunk]
-          held.push(chunk)
-          return []
+          return Chunk.unsafeFromArray(out)
         })
       )
       return Stream.concat(current, Stream.suspend(() => (failedEarly ? attempt(request, i + 1) : Stream.empty)))
@@ -108,4 +133,55 @@ export const withFallback = (primary: Service, ...others: ReadonlyArray<Service>
     model: primary.model,
     stream: (request) => attempt(request, 0)
   }
+}
+
+/** The services a fallback layer collected, in order (never part of a public type). */
+class Candidates extends Context.Tag("effect-llm-stream/LanguageModel/Candidates")<
+  Candidates,
+  readonly [Service, ...Array<Service>]
+>() {}
+
+const candidate = <E, R>(layer: Layer.Layer<LanguageModel, E, R>): Layer.Layer<Candidates, E, R> =>
+  Layer.map(layer, (context) => Context.make(Candidates, [Context.get(context, LanguageModel)]))
+
+/**
+ * A `LanguageModel` layer that answers with `primary` and falls back to each of `others` in turn,
+ * with the rules of {@link withFallback}: the next model is asked only when a model's stream ends in
+ * an error before any content chunk, so output is never repeated. The stream begins with the
+ * `metadata` chunk of the model that answered, and the `UsageMeter` counts each attempt under that
+ * attempt's model (`provider:model`), so the answer's tokens are filed under the model that gave it.
+ *
+ * Every layer is built (concurrently, sharing the layers they have in common) when this one is; it
+ * fails with the first of their errors and needs what all of them need.
+ *
+ * ```ts
+ * const Model = LanguageModel.fallback(
+ *   OpenAiChat.layerConfig({ model: "gpt-4.1-mini" }),
+ *   OpenAiChat.layerConfig({ preset: "groq", model: "llama-3.3-70b-versatile" })
+ * ) // Layer<LanguageModel, ConfigError, HttpClient>
+ * ```
+ */
+export const fallback = <E, R, const Others extends ReadonlyArray<Layer.Layer<LanguageModel, unknown, unknown>>>(
+  primary: Layer.Layer<LanguageModel, E, R>,
+  ...others: Others
+): Layer.Layer<
+  LanguageModel,
+  E | { [K in keyof Others]: Layer.Layer.Error<Others[K]> }[number],
+  R | { [K in keyof Others]: Layer.Layer.Context<Others[K]> }[number]
+> => {
+  let all: Layer.Layer<Candidates, unknown, unknown> = candidate(primary)
+  for (const layer of others) {
+    all = Layer.zipWith(all, candidate(layer), (a, b) =>
+      Context.make(Candidates, [...Context.get(a, Candidates), ...Context.get(b, Candidates)]))
+  }
+  const combined = Layer.map(all, (context) => {
+    const [first, ...rest] = Context.get(context, Candidates)
+    return Context.make(LanguageModel, withFallback(first, ...rest))
+  })
+  // The fold lost the precise error and requirement types; they are exactly those of the inputs.
+  return combined as Layer.Layer<
+    LanguageModel,
+    E | { [K in keyof Others]: Layer.Layer.Error<Others[K]> }[number],
+    R | { [K in keyof Others]: Layer.Layer.Context<Others[K]> }[number]
+  >
 }

@@ -127,7 +127,8 @@ const needsMeter = (c: StreamChunk.StreamChunk): boolean =>
  * - Every run of the stream is one request, filed under the key `provider:model` built from the
  *   arguments: the model the service was built with (the one requested), known before any chunk,
  *   never the model name a response reports in its `metadata` chunk. So one configured model has one
- *   key, whether its responses succeed or fail.
+ *   key, whether its responses succeed or fail. Behind `LanguageModel.fallback` each model meters its
+ *   own attempts, so an answer's tokens are filed under the model that gave it.
  * - A response is recorded once: at its terminal chunk with its final usage (an `error` chunk also
  *   counts an error), or, when the consumer stops early (`Stream.take`, interruption), when the
  *   stream closes, with the usage it saw so far and no error.
