@@ -14,6 +14,7 @@ import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as ContentPart from "./ContentPart.js"
 import * as Json from "./internal/json.js"
+import * as JsonText from "./internal/jsonText.js"
 import * as LlmError from "./LlmError.js"
 import * as ToolCall from "./ToolCall.js"
 import * as Usage from "./Usage.js"
@@ -467,17 +468,36 @@ export const accumulateReasoning = (): ((chunk: StreamChunk) => StreamChunk) => 
   }
 }
 
-/** Decodes a sequence of JSON lines (blank lines skipped), rebuilding reasoning accumulations; stops at the first bad line. */
-export const decodeJsonLines = (lines: Iterable<string>): Either.Either<Array<StreamChunk>, string> => {
+/**
+ * Decodes chunk JSON lines, rebuilding reasoning accumulations; stops at the first bad line, naming
+ * it (`"line 3: not JSON: …"`). Takes the lines (any iterable of strings, one line each) or a whole
+ * text, which is split into lines at LF, CRLF or CR. Blank lines are skipped; lines in SSE form
+ * (`data: {…}`, with comments and `event:` / `id:` lines) are read too, see {@link decodeJsonStream}.
+ */
+export const decodeJsonLines = (lines: string | Iterable<string>): Either.Either<Array<StreamChunk>, string> => {
   const step = accumulateReasoning()
   const out: Array<StreamChunk> = []
-  let n = 0
-  for (const line of lines) {
-    n++
-    if (line.trim() === "") continue
-    const decoded = decodeJson(line)
-    if (Either.isLeft(decoded)) return Either.left(`line ${n}: ${decoded.left}`)
-    out.push(step(decoded.right))
+  const reader = JsonText.lineReader(decodeJson, (chunk) => out.push(step(chunk)))
+  for (const line of typeof lines === "string" ? JsonText.splitLines(lines) : lines) {
+    const problem = reader.line(line)
+    if (problem !== undefined) return Either.left(problem)
   }
-  return Either.right(out)
+  const problem = reader.end()
+  return problem === undefined ? Either.right(out) : Either.left(problem)
 }
+
+/**
+ * Decodes a stream of text into chunks, for a client reading a chunk stream sent by
+ * {@link encodeJson} (e.g. a browser reading `fetch(…).body` through a `TextDecoderStream`). The text
+ * may arrive in pieces of any size, cut anywhere; it is either NDJSON (one chunk per line, blank lines
+ * skipped) or SSE whose events carry one chunk each in their `data:` field(s) (comments and `event:`,
+ * `id:`, `retry:` lines ignored). `reasoning-delta.accumulated` is rebuilt as in {@link decodeJsonLines}.
+ *
+ * A line that is not a chunk, or a line (or event) longer than 16 Mi characters, fails the stream with
+ * an `LlmError` of code `protocol` naming the line, after every chunk before it. Pipe the result
+ * through {@link ensureTerminal} to get the protocol's guarantees instead: the error as a terminal
+ * `error` chunk, and `truncated` when the text ends without a terminal chunk.
+ */
+export const decodeJsonStream = <E, R>(
+  text: Stream.Stream<string, E, R>
+): Stream.Stream<StreamChunk, E | LlmError.LlmError, R> => JsonText.decodeStream(text, decodeJson, accumulateReasoning)

@@ -445,6 +445,153 @@ describe("JSON", () => {
   })
 })
 
+describe("JSON text: decodeJsonLines of a whole text, decodeJsonStream of text pieces", () => {
+  const chunks: ReadonlyArray<StreamChunk.StreamChunk> = [
+    StreamChunk.metadata("openai", "gpt-4.1-mini", "r1"),
+    StreamChunk.reasoningDelta("Let ", "Let "),
+    StreamChunk.reasoningDelta("me think", "Let me think"),
+    StreamChunk.textDelta("Hi: there\nyou"),
+    StreamChunk.toolCall({ index: 0, id: "c1", name: "f", arguments: { a: "b:c" }, rawArguments: "{\"a\":\"b:c\"}" }),
+    StreamChunk.usage({ inputTokens: 3, outputTokens: 5, totalTokens: 8 }),
+    StreamChunk.finish("tool_calls", "tool_calls")
+  ]
+  const ndjson = chunks.map((c) => StreamChunk.encodeJson(c) + "\n").join("")
+  const sse = ": keep-alive\r\n\r\n" + chunks.map((c) => `event: chunk\r\nid: 1\r\ndata: ${StreamChunk.encodeJson(c)}\r\n\r\n`).join("")
+  const decodeText = (pieces: ReadonlyArray<string>) =>
+    Effect.either(Effect.map(Stream.runCollect(StreamChunk.decodeJsonStream(Stream.fromIterable(pieces))), Chunk.toArray))
+  /** Cuts text at the given offsets. */
+  const cut = (text: string, at: ReadonlyArray<number>): Array<string> => {
+    const out: Array<string> = []
+    let prev = 0
+    for (const i of [...at].sort((x, y) => x - y)) {
+      out.push(text.slice(prev, i))
+      prev = i
+    }
+    out.push(text.slice(prev))
+    return out
+  }
+
+  it("decodeJsonLines takes a whole text: split into lines (LF, CRLF, CR), blank lines skipped", () => {
+    expect(StreamChunk.decodeJsonLines(ndjson)).toStrictEqual(Either.right(chunks))
+    const mixed = chunks.map(StreamChunk.encodeJson).join("\r\n\r\n") + "\r" + "\n\n"
+    expect(StreamChunk.decodeJsonLines(mixed)).toStrictEqual(Either.right(chunks))
+    expect(StreamChunk.decodeJsonLines(chunks.map(StreamChunk.encodeJson).join("\r"))).toStrictEqual(Either.right(chunks))
+    expect(StreamChunk.decodeJsonLines("")).toStrictEqual(Either.right([]))
+    expect(StreamChunk.decodeJsonLines(`${StreamChunk.encodeJson(StreamChunk.textDelta("a"))}\n\noops\n`)).toStrictEqual(
+      Either.left(`line 3: not JSON: ${jsonParseError("oops")}`)
+    )
+  })
+
+  it("decodeJsonLines reads SSE data lines, as text or as lines", () => {
+    expect(StreamChunk.decodeJsonLines(sse)).toStrictEqual(Either.right(chunks))
+    expect(StreamChunk.decodeJsonLines(sse.split("\r\n"))).toStrictEqual(Either.right(chunks))
+    // one chunk's JSON over several data lines, joined with a line break; the last event needs no blank line
+    expect(StreamChunk.decodeJsonLines("data: {\"type\":\ndata:  \"text-delta\",\ndata:\"delta\":\"x\"}")).toStrictEqual(
+      Either.right([StreamChunk.textDelta("x")])
+    )
+    expect(StreamChunk.decodeJsonLines("data: {\"type\":\"text-delta\",\"delta\":\"a\"}\n\n\ndata: [DONE]\n\n")).toStrictEqual(
+      Either.left(`line 4: not JSON: ${jsonParseError("[DONE]")}`)
+    )
+  })
+
+  it.effect("decodeJsonStream reads NDJSON and SSE text cut at every offset", () =>
+    Effect.gen(function*() {
+      for (const text of [ndjson, sse]) {
+        expect(yield* decodeText([text])).toStrictEqual(Either.right(chunks))
+        for (let i = 0; i <= text.length; i++) {
+          expect(yield* decodeText(cut(text, [i]))).toStrictEqual(Either.right(chunks))
+        }
+        expect(yield* decodeText([...text])).toStrictEqual(Either.right(chunks))
+      }
+    }))
+
+  it.effect("reads bytes decoded with Stream.decodeText, a character split across reads included", () =>
+    Effect.gen(function*() {
+      const emoji = [StreamChunk.textDelta("ça ☀️ 👋"), StreamChunk.finish("stop")]
+      const bytes = new TextEncoder().encode(emoji.map((c) => `data: ${StreamChunk.encodeJson(c)}\n\n`).join(""))
+      for (let i = 0; i <= bytes.length; i++) {
+        const reads = Stream.make(bytes.slice(0, i), bytes.slice(i))
+        expect(Chunk.toArray(yield* Stream.runCollect(StreamChunk.decodeJsonStream(Stream.decodeText(reads))))).toStrictEqual(emoji)
+      }
+    }))
+
+  it("property: decodeJsonStream reads any consistent sequence however its text is cut", () => {
+    fc.assert(
+      fc.property(
+        fc.array(Arb.chunk, { maxLength: 12 }),
+        fc.constantFrom("\n", "\r\n", "\r"),
+        fc.boolean(),
+        fc.array(fc.nat(), { maxLength: 8 }),
+        (raw, eol, asSse, offsets) => {
+          const expected = Arb.withConsistentAccumulation(raw)
+          const text = expected.map((c) => asSse ? `data: ${StreamChunk.encodeJson(c)}${eol}${eol}` : StreamChunk.encodeJson(c) + eol).join("")
+          const pieces = cut(text, offsets.map((o) => o % (text.length + 1)))
+          expect(Effect.runSync(decodeText(pieces))).toStrictEqual(Either.right(expected))
+        }
+      ),
+      { numRuns: 200 }
+    )
+  })
+
+  it.effect("a bad line fails decodeJsonStream with a protocol LlmError naming it, after the chunks before it", () =>
+    Effect.gen(function*() {
+      const seen: Array<StreamChunk.StreamChunk> = []
+      const text = `${StreamChunk.encodeJson(StreamChunk.textDelta("a"))}\n\n{"type":"text-delta"}\n${StreamChunk.encodeJson(StreamChunk.finish("stop"))}\n`
+      const error = yield* Effect.flip(
+        Stream.runForEach(StreamChunk.decodeJsonStream(Stream.make(text)), (c) => Effect.sync(() => seen.push(c)))
+      )
+      expect(seen).toStrictEqual([StreamChunk.textDelta("a")])
+      expect(error).toBeInstanceOf(LlmError.LlmError)
+      expect(LlmError.toInfo(error)).toStrictEqual({
+        code: "protocol",
+        message: "line 3: { readonly type: \"text-delta\"; readonly delta: string }\n└─ [\"delta\"]\n   └─ is missing",
+        retryable: false
+      })
+      // through ensureTerminal, the same failure is the terminal error chunk
+      const guarded = yield* runAll(StreamChunk.decodeJsonStream(Stream.make("data: oops\n\n")))
+      expect(guarded).toStrictEqual([
+        { type: "error", error: { code: "protocol", message: `line 1: not JSON: ${jsonParseError("oops")}`, retryable: false } }
+      ])
+    }))
+
+  it.effect("the source's own failure passes through after what was decoded; text without a terminal chunk is truncated", () =>
+    Effect.gen(function*() {
+      const line = StreamChunk.encodeJson(StreamChunk.textDelta("a"))
+      const failing = Stream.concat(Stream.make(`${line}\n${line.slice(0, 5)}`), Stream.fail("socket closed" as const))
+      const seen: Array<StreamChunk.StreamChunk> = []
+      const error = yield* Effect.flip(Stream.runForEach(StreamChunk.decodeJsonStream(failing), (c) => Effect.sync(() => seen.push(c))))
+      expect([error, seen]).toStrictEqual(["socket closed", [StreamChunk.textDelta("a")]])
+      expect(yield* runAll(StreamChunk.decodeJsonStream(Stream.make(line, "\n")))).toStrictEqual([
+        StreamChunk.textDelta("a"),
+        { type: "error", error: { code: "truncated", message: "The stream ended without the provider's end marker", retryable: false } }
+      ])
+    }))
+
+  it.effect("each run starts afresh (reasoning accumulation included)", () =>
+    Effect.gen(function*() {
+      const decoded = StreamChunk.decodeJsonStream(Stream.make(ndjson))
+      expect(Chunk.toArray(yield* Stream.runCollect(decoded))).toStrictEqual(chunks)
+      expect(Chunk.toArray(yield* Stream.runCollect(decoded))).toStrictEqual(chunks)
+    }))
+
+  it.effect("a line longer than 16 Mi characters fails with protocol instead of growing without bound", () =>
+    Effect.gen(function*() {
+      const max = 16 * 1024 * 1024
+      const error = yield* Effect.flip(Stream.runDrain(StreamChunk.decodeJsonStream(Stream.make("x".repeat(max), "y"))))
+      expect(LlmError.toInfo(error)).toStrictEqual({
+        code: "protocol",
+        message: `a line is longer than ${max} characters`,
+        retryable: false
+      })
+      const event = yield* Effect.flip(Stream.runDrain(StreamChunk.decodeJsonStream(Stream.make(`data: ${"x".repeat(max / 2)}\n`, `data: ${"x".repeat(max / 2)}\n`))))
+      expect(LlmError.toInfo(event)).toStrictEqual({
+        code: "protocol",
+        message: `line 1: the event is longer than ${max} characters`,
+        retryable: false
+      })
+    }))
+})
+
 describe("JSON: hostile input", () => {
   const MAX = Number.MAX_SAFE_INTEGER
   const tooDeep = "The arguments' JSON is nested too deeply (more than 64 levels of arrays and objects)"
