@@ -3,6 +3,9 @@
  * reads at chosen or random boundaries and optionally paced with `Effect.sleep` (so `TestClock`
  * drives it). The real provider decoders run unchanged, with no sockets.
  *
+ * Replies are checked before anything is played: a malformed reply fails the layer with a
+ * {@link ReplayError} that says which reply and what is wrong with it.
+ *
  * @since 0.1.0
  */
 import * as HttpClient from "@effect/platform/HttpClient"
@@ -10,19 +13,26 @@ import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
+import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as Fixture from "./Fixture.js"
 
 /** One scripted HTTP answer. */
 export interface Reply {
-  /** HTTP status (default 200). */
+  /** HTTP status: an integer from 200 to 599 (default 200). */
   readonly status?: number
+  /** Response headers (default `content-type: text/event-stream`). */
   readonly headers?: Readonly<Record<string, string>>
-  /** The body: text or bytes (split per `split`), or the reads themselves. */
-  readonly body: string | Uint8Array | ReadonlyArray<Uint8Array>
-  /** How to cut a text/bytes body into reads: offsets, or a random split from a seed. */
+  /** The body: text or bytes (split per `split`), or the reads themselves (each text or bytes). */
+  readonly body: string | Uint8Array | ReadonlyArray<Uint8Array | string>
+  /**
+   * How to cut a text/bytes body into reads: at byte offsets (integers; out-of-range ones ignored),
+   * or at random sizes of 1 to `maxRead` bytes (default 64) from an integer `seed`.
+   */
   readonly split?: { readonly at: ReadonlyArray<number> } | { readonly seed: number; readonly maxRead?: number }
   /** A pause before each read: one duration for all, or one per read. */
   readonly pace?: Duration.DurationInput | ReadonlyArray<Duration.DurationInput>
@@ -56,29 +66,169 @@ export class ReplayLog extends Context.Tag("effect-llm-stream/ReplayLog")<
 const encoder = new TextEncoder()
 const decoder = new TextDecoder()
 
+/**
+ * A malformed reply or list of replies, found when the layer is built: the message says which reply
+ * and what is wrong with it.
+ */
+export class ReplayError extends Schema.TaggedError<ReplayError>("effect-llm-stream/ReplayError")("ReplayError", {
+  message: Schema.String
+}) {}
+
 /** The reads of a reply's body, after splitting. */
 export const readsOf = (reply: Reply): ReadonlyArray<Uint8Array> => {
-  if (Array.isArray(reply.body)) return reply.body as ReadonlyArray<Uint8Array>
-  const bytes = typeof reply.body === "string" ? encoder.encode(reply.body) : (reply.body as Uint8Array)
+  const body = reply.body
+  if (typeof body !== "string" && !(body instanceof Uint8Array)) {
+    return body.map((read) => (typeof read === "string" ? encoder.encode(read) : read))
+  }
+  const bytes = typeof body === "string" ? encoder.encode(body) : body
   const split = reply.split
   if (split === undefined) return [bytes]
   return "at" in split ? Fixture.splitAt(bytes, split.at) : Fixture.splitRandom(bytes, split.seed, split.maxRead)
 }
 
-const pick = (replies: Replies, request: Received, n: number): Reply => {
-  if (typeof replies === "function") return replies(request, n)
-  if (!Array.isArray(replies)) return replies as Reply
-  const list = replies as ReadonlyArray<Reply>
-  const reply = list[Math.min(n, list.length - 1)]
-  if (reply === undefined) throw new Error("Replay was given an empty list of replies")
-  return reply
+const fields: ReadonlySet<string> = new Set(["status", "headers", "body", "split", "pace", "stall", "drop", "headersAfter"])
+const nullBodyStatuses: ReadonlySet<number> = new Set([204, 205, 304])
+
+const show = (u: unknown): string => {
+  if (u === null || u === undefined) return String(u)
+  if (Array.isArray(u)) return "an array"
+  if (u instanceof Uint8Array) return "bytes"
+  if (typeof u === "string") return JSON.stringify(u.length > 40 ? `${u.slice(0, 40)}…` : u)
+  if (typeof u === "number" || typeof u === "boolean" || typeof u === "bigint") return String(u)
+  return typeof u === "object" ? "an object" : `a ${typeof u}`
 }
+
+const isInteger = (u: unknown): u is number => typeof u === "number" && Number.isSafeInteger(u)
+const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
+
+const durationProblem = (u: unknown, what: string): string | undefined =>
+  (typeof u === "number" && !(u >= 0)) || Option.isNone(Duration.decodeUnknown(u))
+    ? `${what} must be a duration such as "100 millis" or a number of milliseconds >= 0 (got ${show(u)})`
+    : undefined
+
+const splitProblem = (split: unknown, body: unknown): string | undefined => {
+  if (Array.isArray(body)) return "split applies to a string or bytes body; an array body already is the reads"
+  const shape = "split must be { at: [byte offsets] } or { seed: integer, maxRead?: integer >= 1 }"
+  if (!isObject(split)) return `${shape} (got ${show(split)})`
+  if ("at" in split) {
+    if (!Array.isArray(split.at)) return `split.at must be an array of integer byte offsets >= 0 (got ${show(split.at)})`
+    const bad = split.at.findIndex((o) => !(isInteger(o) && o >= 0))
+    return bad < 0 ? undefined : `split.at[${bad}] must be an integer byte offset >= 0 (got ${show(split.at[bad])})`
+  }
+  if (!isInteger(split.seed)) return `${shape} (got seed ${show(split.seed)})`
+  if (split.maxRead !== undefined && !(isInteger(split.maxRead) && split.maxRead >= 1)) {
+    return `split.maxRead must be an integer >= 1 (got ${show(split.maxRead)})`
+  }
+  return undefined
+}
+
+/** What is wrong with a reply, or undefined when it can be played. */
+const problemOf = (reply: unknown): string | undefined => {
+  if (!isObject(reply)) return `a reply must be an object with a body (got ${show(reply)})`
+  for (const key of Object.keys(reply)) {
+    if (!fields.has(key)) return `unknown field "${key}" (a reply has ${[...fields].join(", ")})`
+  }
+  const { body, status } = reply
+  if (status !== undefined && !(isInteger(status) && status >= 200 && status <= 599)) {
+    return `status must be an integer from 200 to 599 (got ${show(status)})`
+  }
+  if (
+    typeof body !== "string" && !(body instanceof Uint8Array) &&
+    !(Array.isArray(body) && body.every((read) => typeof read === "string" || read instanceof Uint8Array))
+  ) {
+    return `body must be a string, bytes (Uint8Array) or an array of reads, each a string or bytes (got ${show(body)})`
+  }
+  if (typeof status === "number" && nullBodyStatuses.has(status) && (Array.isArray(body) ? body : [body]).some((r) => r.length > 0)) {
+    return `a ${status} response cannot have a body`
+  }
+  if (reply.headers !== undefined) {
+    const headers = reply.headers
+    if (!isObject(headers) || !Object.values(headers).every((v) => typeof v === "string")) {
+      return `headers must be an object of string values (got ${show(headers)})`
+    }
+    try {
+      new Headers(headers as Record<string, string>)
+    } catch (e) {
+      return `headers are not valid HTTP headers: ${e instanceof Error ? e.message : String(e)}`
+    }
+  }
+  if (reply.split !== undefined) {
+    const problem = splitProblem(reply.split, body)
+    if (problem !== undefined) return problem
+  }
+  if (reply.pace !== undefined) {
+    const paces: ReadonlyArray<unknown> = Array.isArray(reply.pace) ? reply.pace : [reply.pace]
+    for (const [i, pace] of paces.entries()) {
+      const problem = durationProblem(pace, Array.isArray(reply.pace) ? `pace[${i}]` : "pace")
+      if (problem !== undefined) return problem
+    }
+  }
+  if (reply.headersAfter !== undefined) {
+    const problem = durationProblem(reply.headersAfter, "headersAfter")
+    if (problem !== undefined) return problem
+  }
+  for (const flag of ["stall", "drop"] as const) {
+    if (reply[flag] !== undefined && typeof reply[flag] !== "boolean") {
+      return `${flag} must be true or false (got ${show(reply[flag])})`
+    }
+  }
+  if (reply.stall === true && reply.drop === true) return "stall and drop cannot both be set"
+  return undefined
+}
+
+const malformed = (which: string, problem: string): string => `Replay: ${which} is malformed: ${problem}`
+
+/** Checks replies given as data (a function's replies are checked per request). */
+const check = (replies: unknown): string | undefined => {
+  if (typeof replies === "function") return undefined
+  if (Array.isArray(replies)) {
+    if (replies.length === 0) return "Replay: the list of replies is empty; give at least one reply"
+    for (const [i, reply] of replies.entries()) {
+      const problem = problemOf(reply)
+      if (problem !== undefined) return malformed(`reply ${i + 1}`, problem)
+    }
+    return undefined
+  }
+  const problem = problemOf(replies)
+  return problem === undefined ? undefined : malformed("the reply", problem)
+}
+
+/**
+ * The reply to request `n` (0-based), or why there is none. A function's reply is checked here; a
+ * list was checked when the layer was built.
+ */
+const pick = (replies: Replies, request: Received, n: number): Either.Either<Reply, string> => {
+  if (typeof replies === "function") {
+    let reply: unknown
+    try {
+      reply = replies(request, n)
+    } catch (e) {
+      return Either.left(`Replay: the reply function threw for request ${n + 1}: ${e instanceof Error ? e.message : String(e)}`)
+    }
+    const problem = problemOf(reply)
+    return problem === undefined ? Either.right(reply as Reply) : Either.left(malformed(`reply ${n + 1}`, problem))
+  }
+  if (!Array.isArray(replies)) return Either.right(replies as Reply)
+  const list = replies as ReadonlyArray<Reply>
+  return Either.right(list[Math.min(n, list.length - 1)]!)
+}
+
+/**
+ * What a request gets when its reply cannot be played: an HTTP 400 whose JSON body carries the
+ * message where providers read error messages, never retried (`x-should-retry: false`), so the
+ * stream ends at once in an `invalid_request` error naming the reply.
+ */
+const refusal = (message: string): Reply => ({
+  status: 400,
+  headers: { "content-type": "application/json", "x-should-retry": "false", "x-replay-error": "malformed-reply" },
+  body: JSON.stringify({ error: { type: "invalid_request_error", message }, message })
+})
 
 const bodyStream = (reply: Reply): Stream.Stream<Uint8Array, Error> => {
   const reads = readsOf(reply)
   const pace = reply.pace
   const delayOf = (i: number): Duration.DurationInput | undefined =>
-    pace === undefined ? undefined : Array.isArray(pace) ? (pace as ReadonlyArray<Duration.DurationInput>)[i] : (pace as Duration.DurationInput)
+    pace === undefined ? undefined : isPaceList(pace) ? pace[i] : pace
   const played = Stream.fromIterable(reads.map((bytes, i) => [bytes, i] as const)).pipe(
     Stream.mapEffect(([bytes, i]) => {
       const d = delayOf(i)
@@ -89,15 +239,30 @@ const bodyStream = (reply: Reply): Stream.Stream<Uint8Array, Error> => {
   return reply.stall === true ? Stream.concat(played, Stream.never) : played
 }
 
+const isPaceList = (
+  pace: Duration.DurationInput | ReadonlyArray<Duration.DurationInput>
+): pace is ReadonlyArray<Duration.DurationInput> => Array.isArray(pace)
+
 const headersOf = (h: Readonly<Record<string, unknown>>): Record<string, string> => {
   const out: Record<string, string> = {}
   for (const [k, v] of Object.entries(h)) if (typeof v === "string") out[k.toLowerCase()] = v
   return out
 }
 
-/** A replay client and its request log. */
-export const make = (replies: Replies): Effect.Effect<{ readonly client: HttpClient.HttpClient; readonly log: ReplayLog["Type"] }> =>
-  Effect.map(Ref.make<ReadonlyArray<Received>>([]), (log) => {
+/**
+ * A replay client and its request log. Replies given as data are checked first: a malformed one
+ * fails with a {@link ReplayError} naming it. A function's replies are checked per request: a
+ * malformed one (or a function that throws) answers HTTP 400 with the message, which the provider
+ * turns into an `invalid_request` error chunk such as "Replay: reply 2 is malformed: status must be
+ * an integer from 200 to 599 (got 42)", without a retry.
+ */
+export const make = (
+  replies: Replies
+): Effect.Effect<{ readonly client: HttpClient.HttpClient; readonly log: ReplayLog["Type"] }, ReplayError> =>
+  Effect.suspend(() => {
+    const problem = check(replies)
+    return problem === undefined ? Ref.make<ReadonlyArray<Received>>([]) : Effect.fail(new ReplayError({ message: problem }))
+  }).pipe(Effect.map((log) => {
     const client = HttpClient.make((request, url) =>
       Effect.gen(function*() {
         const body = request.body._tag === "Uint8Array" ? decoder.decode(request.body.body) : ""
@@ -109,21 +274,19 @@ export const make = (replies: Replies): Effect.Effect<{ readonly client: HttpCli
         }
         const received: Received = { method: request.method, url: url.toString(), headers: headersOf(request.headers), body: parsed }
         const n = yield* Ref.modify(log, (all) => [all.length, [...all, received]])
-        const reply = pick(replies, received, n)
+        const reply = Either.getOrElse(pick(replies, received, n), refusal)
         if (reply.headersAfter !== undefined) yield* Effect.sleep(reply.headersAfter)
-        const readable = yield* Stream.toReadableStreamEffect(bodyStream(reply))
-        const web = new Response(readable, {
-          status: reply.status ?? 200,
-          headers: { "content-type": "text/event-stream", ...reply.headers }
-        })
+        const status = reply.status ?? 200
+        const readable = nullBodyStatuses.has(status) ? null : yield* Stream.toReadableStreamEffect(bodyStream(reply))
+        const web = new Response(readable, { status, headers: { "content-type": "text/event-stream", ...reply.headers } })
         return HttpClientResponse.fromWeb(request, web)
       })
     )
     return { client, log: { requests: Ref.get(log) } }
-  })
+  }))
 
-/** A layer providing the replaying `HttpClient` and its {@link ReplayLog}. */
-export const layer = (replies: Replies): Layer.Layer<HttpClient.HttpClient | ReplayLog> =>
+/** A layer providing the replaying `HttpClient` and its {@link ReplayLog}; fails with {@link ReplayError} on a malformed reply. */
+export const layer = (replies: Replies): Layer.Layer<HttpClient.HttpClient | ReplayLog, ReplayError> =>
   Layer.effectContext(
     Effect.map(make(replies), ({ client, log }) =>
       Context.make(HttpClient.HttpClient, client).pipe(Context.add(ReplayLog, log)))

@@ -13,7 +13,7 @@ import * as Ref from "effect/Ref"
 import * as Stream from "effect/Stream"
 import type * as ChatRequest from "../ChatRequest.js"
 import * as LanguageModel from "../LanguageModel.js"
-import type * as LlmError from "../LlmError.js"
+import * as LlmError from "../LlmError.js"
 import type * as StreamChunk from "../StreamChunk.js"
 import * as Timeouts from "../internal/timeouts.js"
 
@@ -43,10 +43,19 @@ export type Step = StreamChunk.StreamChunk | Sleep | Fail | Die | Stall
 /** The chunks of one response, in order. */
 export type Script = ReadonlyArray<Step>
 
+/** What {@link fail} takes: an `LlmError`, or the fields `LlmError.make` takes (`code` and `message`, at least). */
+export type FailWith = LlmError.LlmError | Parameters<typeof LlmError.make>[0]
+
 /** Pauses the script. */
 export const sleep = (duration: Duration.DurationInput): Sleep => ({ _tag: "Sleep", duration })
-/** Fails the stream. */
-export const fail = (error: LlmError.LlmError): Fail => ({ _tag: "Fail", error })
+/**
+ * Fails the stream with an error, which reaches the consumer as the terminal `error` chunk:
+ * `TestModel.fail({ code: "rate_limit", message: "slow down", status: 429 })`, or an `LlmError`.
+ */
+export const fail = (error: FailWith): Fail => ({
+  _tag: "Fail",
+  error: LlmError.isLlmError(error) ? error : LlmError.make(error)
+})
 /** Kills the stream with a defect. */
 export const die = (defect: unknown): Die => ({ _tag: "Die", defect })
 /** Stalls the stream. */
@@ -56,8 +65,11 @@ export const stall: Stall = { _tag: "Stall" }
 export interface Options {
   readonly provider?: string
   readonly model?: string
-  /** Scripts played for successive requests (the last one repeats), or a function of the request. */
-  readonly responses: ReadonlyArray<Script> | ((request: ChatRequest.ChatRequest, n: number) => Script)
+  /**
+   * What the model answers: one script for every request, a list of scripts played for successive
+   * requests (the last one repeats), or a function of the request and its 0-based number.
+   */
+  readonly responses: Script | ReadonlyArray<Script> | ((request: ChatRequest.ChatRequest, n: number) => Script)
   /** A pause before every chunk. */
   readonly interval?: Duration.DurationInput
   /** Idle (between chunks) and total timeouts, as providers have them; each ends the stream with `timeout`. */
@@ -95,6 +107,9 @@ const play = (script: Script, interval: Duration.DurationInput | undefined): Str
     })
   )
 
+/** A list of scripts (each an array) rather than one script (whose steps are objects). */
+const isScriptList = (r: Script | ReadonlyArray<Script>): r is ReadonlyArray<Script> => r.length === 0 || Array.isArray(r[0])
+
 /** Builds a test model and its recorder. */
 export const make = (options: Options): Effect.Effect<{ readonly model: LanguageModel.Service; readonly recorder: Recorder }> =>
   Effect.map(Ref.make<ReadonlyArray<ChatRequest.ChatRequest>>([]), (requests) => {
@@ -102,6 +117,7 @@ export const make = (options: Options): Effect.Effect<{ readonly model: Language
     const scriptFor = (request: ChatRequest.ChatRequest, n: number): Script => {
       const r = options.responses
       if (typeof r === "function") return r(request, n)
+      if (!isScriptList(r)) return r
       return r[Math.min(n, r.length - 1)] ?? []
     }
     const model = LanguageModel.make({

@@ -264,6 +264,37 @@ describe("TestModel", () => {
       ]]
     }))))
 
+  it.effect("fail takes the fields of an LlmError as well as an LlmError", () =>
+    Effect.gen(function*() {
+      const error = {
+        type: "error",
+        error: { code: "rate_limit", message: "slow down", status: 429, retryable: true, retryAfterMs: 2000 }
+      }
+      expect(yield* collect("x")).toStrictEqual([StreamChunk.textDelta("a"), error])
+      expect(yield* collect("y")).toStrictEqual([StreamChunk.textDelta("a"), error])
+      expect(TestModel.fail({ code: "server", message: "down" })).toStrictEqual(
+        TestModel.fail(LlmError.make({ code: "server", message: "down" }))
+      )
+    }).pipe(Effect.provide(TestModel.layer({
+      responses: [
+        [StreamChunk.textDelta("a"), TestModel.fail({ code: "rate_limit", message: "slow down", status: 429, retryAfterMs: 2000 })],
+        [
+          StreamChunk.textDelta("a"),
+          TestModel.fail(LlmError.make({ code: "rate_limit", message: "slow down", status: 429, retryAfterMs: 2000 }))
+        ]
+      ]
+    }))))
+
+  it.effect("responses may be one script, played for every request", () =>
+    Effect.gen(function*() {
+      const answer = [StreamChunk.textDelta("same"), StreamChunk.finish("stop")]
+      expect(yield* collect("one")).toStrictEqual(answer)
+      expect(yield* collect("two")).toStrictEqual(answer)
+      expect((yield* TestModel.requests).length).toBe(2)
+    }).pipe(Effect.provide(TestModel.layer({
+      responses: [StreamChunk.textDelta("same"), StreamChunk.finish("stop")]
+    }))))
+
   it.effect("names its provider and model", () =>
     Effect.gen(function*() {
       const model = yield* LanguageModel.LanguageModel
