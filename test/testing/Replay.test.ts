@@ -6,7 +6,7 @@ import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
 import * as LanguageModel from "../../src/LanguageModel.js"
 import * as OpenAiChat from "../../src/providers/openai-chat/index.js"
-import * as StreamChunk from "../../src/StreamChunk.js"
+import type * as StreamChunk from "../../src/StreamChunk.js"
 import * as Replay from "../../src/testing/Replay.js"
 
 /** What the platform's `Headers` says about invalid headers, computed independently of the code under test. */
