@@ -54,5 +54,10 @@ export default tseslint.config(
         }
       }]
     }
+  },
+  {
+    // Plain Node programs (the package check's consumer).
+    files: ["**/*.mjs"],
+    languageOptions: { globals: { console: "readonly", process: "readonly" } }
   }
 )

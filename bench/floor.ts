@@ -43,7 +43,7 @@ export const run = async (url: string): Promise<FloorResult> => {
     if (d.tool_calls) {
       for (const t of d.tool_calls) {
         let c = calls.get(t.index)
-        if (c === undefined) calls.set(t.index, (c = { name: t.function?.name ?? "", args: [] }))
+        if (c === undefined) calls.set(t.index, c = { name: t.function?.name ?? "", args: [] })
         if (t.function?.arguments) c.args.push(t.function.arguments)
       }
     }

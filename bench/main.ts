@@ -8,13 +8,13 @@ import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import { deepStrictEqual } from "node:assert"
+import { spawnSync } from "node:child_process"
+import { fileURLToPath } from "node:url"
 import * as LanguageModel from "../src/LanguageModel.js"
 import * as OpenAiChat from "../src/providers/openai-chat/index.js"
 import * as Response from "../src/Response.js"
 import * as ReplayServer from "../src/testing/ReplayServer.js"
 import * as Floor from "./floor.js"
-import { spawnSync } from "node:child_process"
-import { fileURLToPath } from "node:url"
 import * as Stream from "./openai-chat-stream.js"
 
 const warmup = Number(process.env.BENCH_WARMUP ?? 30)
@@ -66,9 +66,11 @@ const main = async (): Promise<void> => {
   const times = { ours: [] as Array<number>, floor: [] as Array<number> }
   const heap = { ours: [] as Array<number>, floor: [] as Array<number> }
   for (let i = 0; i < runs; i++) {
-    for (const [name, fn] of i % 2 === 0
-      ? ([["ours", ours], ["floor", floor]] as const)
-      : ([["floor", floor], ["ours", ours]] as const)) {
+    for (
+      const [name, fn] of i % 2 === 0
+        ? ([["ours", ours], ["floor", floor]] as const)
+        : ([["floor", floor], ["ours", ours]] as const)
+    ) {
       const before = process.memoryUsage().heapUsed
       const t0 = performance.now()
       await fn()
@@ -82,9 +84,15 @@ const main = async (): Promise<void> => {
   const mb = (n: number): string => `${(n / 1024 / 1024).toFixed(1)} MB`
   process.stdout.write(
     [
-      `OpenAI Chat stream: ${(bytes.length / 1024 / 1024).toFixed(2)} MB, ${body.split("\n\n").length - 1} events, reads of ${readSize / 1024} KiB, ${runs} runs after ${warmup} warm-up`,
-      `  floor (fetch + indexOf + JSON.parse)   median ${mf.toFixed(1)} ms   heap growth per run (median) ${mb(median(heap.floor))}`,
-      `  ours  (OpenAiChat + Response.collect)  median ${mo.toFixed(1)} ms   heap growth per run (median) ${mb(median(heap.ours))}`,
+      `OpenAI Chat stream: ${(bytes.length / 1024 / 1024).toFixed(2)} MB, ${
+        body.split("\n\n").length - 1
+      } events, reads of ${readSize / 1024} KiB, ${runs} runs after ${warmup} warm-up`,
+      `  floor (fetch + indexOf + JSON.parse)   median ${mf.toFixed(1)} ms   heap growth per run (median) ${
+        mb(median(heap.floor))
+      }`,
+      `  ours  (OpenAiChat + Response.collect)  median ${mo.toFixed(1)} ms   heap growth per run (median) ${
+        mb(median(heap.ours))
+      }`,
       `  ratio ours / floor: ${(mo / mf).toFixed(2)}x (target <= 1.30x)`,
       `  process peak RSS: ${mb(process.resourceUsage().maxRSS * 1024)}`,
       ""

@@ -29,7 +29,9 @@ const gc = (): void => {
   }
 }
 
-const first = `data: ${JSON.stringify({ id: "chatcmpl-m", model: "m", choices: [{ index: 0, delta: { content: "hi" } }] })}\n\n`
+const first = `data: ${
+  JSON.stringify({ id: "chatcmpl-m", model: "m", choices: [{ index: 0, delta: { content: "hi" } }] })
+}\n\n`
 
 /**
  * The server, in a child process so its own per-connection memory is not counted: `/big` sends one
@@ -66,7 +68,12 @@ const start = (bigChars: number): Promise<{ readonly url: string; readonly close
   })
 
 const layer = (url: string) =>
-  OpenAiChat.layer({ model: "m", baseUrl: url, apiKey: Redacted.make(process.env.BENCH_KEY ?? "sk-bench-0123456789abcdef"), retry: { times: 0 } })
+  OpenAiChat.layer({
+    model: "m",
+    baseUrl: url,
+    apiKey: Redacted.make(process.env.BENCH_KEY ?? "sk-bench-0123456789abcdef"),
+    retry: { times: 0 }
+  })
 
 /** Peak RSS growth of one stream whose single event is just under the cap. */
 const worstCase = async (url: string, bigChars: number): Promise<string> => {
@@ -81,9 +88,13 @@ const worstCase = async (url: string, bigChars: number): Promise<string> => {
     Effect.runPromise
   )
   const got = [...chunks]
-  if (got[1] !== bigChars || got[got.length - 1] !== "finish") throw new Error(`worst case decoded ${JSON.stringify(got)}`)
+  if (got[1] !== bigChars || got[got.length - 1] !== "finish") {
+    throw new Error(`worst case decoded ${JSON.stringify(got)}`)
+  }
   const peakGrowth = process.resourceUsage().maxRSS * 1024 - Math.max(peakBefore, rssBefore)
-  return `  one stream, one event just under the 16 MiB cap (${mb(bigChars)} of text), drained: peak RSS growth ${mb(Math.max(0, peakGrowth))}`
+  return `  one stream, one event just under the 16 MiB cap (${mb(bigChars)} of text), drained: peak RSS growth ${
+    mb(Math.max(0, peakGrowth))
+  }`
 }
 
 /** Heap held per open stream: `n` streams that received their first chunk and wait for more. */
@@ -95,7 +106,11 @@ const perOpenStream = async (url: string, n: number): Promise<string> => {
   const readers = await Promise.all(Array.from({ length: n }, async () => {
     const controller = new AbortController()
     controllers.push(controller)
-    const response = await fetch(`${url}/hold/chat/completions`, { method: "POST", body: "{}", signal: controller.signal })
+    const response = await fetch(`${url}/hold/chat/completions`, {
+      method: "POST",
+      body: "{}",
+      signal: controller.signal
+    })
     const reader = response.body!.getReader()
     await reader.read()
     return reader
@@ -133,7 +148,9 @@ const perOpenStream = async (url: string, n: number): Promise<string> => {
   const ours = (process.memoryUsage().heapUsed - base2) / n
   await Effect.runPromise(Fiber.interruptAll(fibers))
   await runtime.dispose()
-  return `  heap per open stream (${n} streams after their first chunk): plain fetch ${kb(floor)}, ours ${kb(ours)}, ratio ${(ours / floor).toFixed(2)}x`
+  return `  heap per open stream (${n} streams after their first chunk): plain fetch ${kb(floor)}, ours ${
+    kb(ours)
+  }, ratio ${(ours / floor).toFixed(2)}x`
 }
 
 /** Runs both measurements and returns the lines to print. */
@@ -141,7 +158,10 @@ const run = async (): Promise<Array<string>> => {
   const bigChars = 16 * 1024 * 1024 - 1024 - 33
   const server = await start(bigChars)
   try {
-    const lines = ["Memory" + ((globalThis as { gc?: unknown }).gc === undefined ? " (run with --expose-gc for steadier figures)" : "")]
+    const lines = [
+      "Memory" +
+      ((globalThis as { gc?: unknown }).gc === undefined ? " (run with --expose-gc for steadier figures)" : "")
+    ]
     lines.push(await worstCase(server.url, bigChars))
     lines.push(await perOpenStream(server.url, Number(process.env.BENCH_OPEN_STREAMS ?? 500)))
     return lines

@@ -5,7 +5,9 @@
 const head = `{"id":"chatcmpl-bench","object":"chat.completion.chunk","created":1764460800,"model":"gpt-4.1-mini"`
 
 const event = (delta: string, finish: string | null = null): string =>
-  `data: ${head},"choices":[{"index":0,"delta":${delta},"logprobs":null,"finish_reason":${finish === null ? "null" : `"${finish}"`}}],"usage":null}\n\n`
+  `data: ${head},"choices":[{"index":0,"delta":${delta},"logprobs":null,"finish_reason":${
+    finish === null ? "null" : `"${finish}"`
+  }}],"usage":null}\n\n`
 
 const words = ["stream", "chunk", "effect", "token", "model", "layer", "sink", "usage", "reason", "call"]
 
@@ -18,7 +20,10 @@ export interface Expected {
 }
 
 /** The stream's wire text and what it should decode to. */
-export const build = (events = 6_000, argumentFragments = 300): { readonly body: string; readonly expected: Expected } => {
+export const build = (
+  events = 6_000,
+  argumentFragments = 300
+): { readonly body: string; readonly expected: Expected } => {
   const items = Array.from({ length: argumentFragments - 2 }, (_, i) => i)
   const args = JSON.stringify({ query: "benchmark", items })
   const size = Math.ceil(args.length / argumentFragments)
@@ -33,11 +38,21 @@ export const build = (events = 6_000, argumentFragments = 300): { readonly body:
     text.push(w)
     parts.push(event(`{"content":${JSON.stringify(w)}}`))
   }
-  parts.push(event(`{"tool_calls":[{"index":0,"id":"call_bench","type":"function","function":{"name":"search","arguments":""}}]}`))
-  for (const f of fragments) parts.push(event(`{"tool_calls":[{"index":0,"function":{"arguments":${JSON.stringify(f)}}}]}`))
+  parts.push(
+    event(
+      `{"tool_calls":[{"index":0,"id":"call_bench","type":"function","function":{"name":"search","arguments":""}}]}`
+    )
+  )
+  for (const f of fragments) {
+    parts.push(event(`{"tool_calls":[{"index":0,"function":{"arguments":${JSON.stringify(f)}}}]}`))
+  }
   parts.push(event(`{}`, "tool_calls"))
   parts.push(
-    `data: ${head},"choices":[],"usage":{"prompt_tokens":1200,"completion_tokens":${textEvents + argumentFragments},"total_tokens":${1200 + textEvents + argumentFragments},"prompt_tokens_details":{"cached_tokens":0},"completion_tokens_details":{"reasoning_tokens":0}}}\n\n`
+    `data: ${head},"choices":[],"usage":{"prompt_tokens":1200,"completion_tokens":${
+      textEvents + argumentFragments
+    },"total_tokens":${
+      1200 + textEvents + argumentFragments
+    },"prompt_tokens_details":{"cached_tokens":0},"completion_tokens_details":{"reasoning_tokens":0}}}\n\n`
   )
   parts.push("data: [DONE]\n\n")
   return {

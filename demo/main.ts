@@ -33,11 +33,13 @@ const replayModel = Layer.unwrapScoped(
     const answerTurn = transcript("weather-answer.sse")
     const server = yield* ReplayServer.make({
       "/v1/chat/completions": (body) => ({
-        reads: reads(body.includes('"role":"tool"') ? answerTurn : toolTurn),
+        reads: reads(body.includes("\"role\":\"tool\"") ? answerTurn : toolTurn),
         paceMs: 25
       })
     })
-    yield* Console.log(`Replaying our own transcripts from ${server.url} (no key needed; set OPENAI_API_KEY for the real API)`)
+    yield* Console.log(
+      `Replaying our own transcripts from ${server.url} (no key needed; set OPENAI_API_KEY for the real API)`
+    )
     return OpenAiChat.layer({ model: "demo-reasoner-1", baseUrl: `${server.url}/v1`, apiKey: Redacted.make("replay") })
   })
 )

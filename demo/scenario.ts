@@ -10,7 +10,7 @@ import * as Stream from "effect/Stream"
 import * as ChatRequest from "../src/ChatRequest.js"
 import * as LanguageModel from "../src/LanguageModel.js"
 import * as Response from "../src/Response.js"
-import * as StreamChunk from "../src/StreamChunk.js"
+import type * as StreamChunk from "../src/StreamChunk.js"
 import * as UsageMeter from "../src/UsageMeter.js"
 
 const dim = (s: string): string => (process.stdout.isTTY ? `\x1b[2m${s}\x1b[0m` : s)
@@ -36,9 +36,12 @@ const turn = (request: ChatRequest.ChatRequest): Effect.Effect<Response.Response
     const switchTo = (next: "text" | "reasoning"): Effect.Effect<void> =>
       mode === next
         ? Effect.void
-        : Effect.zipRight(write(mode === "none" ? "" : "\n"), Effect.sync(() => {
-          mode = next
-        })).pipe(Effect.zipRight(write(next === "reasoning" ? dim("  thinking │ ") : "  answer   │ ")))
+        : Effect.zipRight(
+          write(mode === "none" ? "" : "\n"),
+          Effect.sync(() => {
+            mode = next
+          })
+        ).pipe(Effect.zipRight(write(next === "reasoning" ? dim("  thinking │ ") : "  answer   │ ")))
     const chunks: Array<StreamChunk.StreamChunk> = []
     yield* LanguageModel.stream(request).pipe(
       Stream.tap((chunk) => Effect.sync(() => chunks.push(chunk))),
@@ -56,11 +59,21 @@ const turn = (request: ChatRequest.ChatRequest): Effect.Effect<Response.Response
               Effect.sync(() => {
                 mode = "none"
               })
-            ).pipe(Effect.zipRight(Console.log(`  tool call│ ${bold(chunk.toolCall.name)}(${chunk.toolCall.rawArguments})  id=${chunk.toolCall.id}`)))
+            ).pipe(
+              Effect.zipRight(
+                Console.log(
+                  `  tool call│ ${bold(chunk.toolCall.name)}(${chunk.toolCall.rawArguments})  id=${chunk.toolCall.id}`
+                )
+              )
+            )
           case "usage":
             return Effect.void
           case "finish":
-            return write(`${mode === "none" ? "" : "\n"}${dim(`  finish   │ ${chunk.reason}${chunk.rawReason !== undefined ? ` (raw: ${chunk.rawReason})` : ""}`)}\n`)
+            return write(
+              `${mode === "none" ? "" : "\n"}${
+                dim(`  finish   │ ${chunk.reason}${chunk.rawReason !== undefined ? ` (raw: ${chunk.rawReason})` : ""}`)
+              }\n`
+            )
           case "error":
             return write(`\n  error    │ ${chunk.error.code}: ${chunk.error.message}\n`)
           default:
@@ -72,32 +85,41 @@ const turn = (request: ChatRequest.ChatRequest): Effect.Effect<Response.Response
     if (response.usage !== undefined) {
       const u = response.usage
       yield* Console.log(dim(
-        `  usage    │ in ${u.inputTokens} (cache read ${u.cacheReadTokens ?? 0}) · out ${u.outputTokens} (reasoning ${u.reasoningTokens ?? 0}) · total ${u.totalTokens}`
+        `  usage    │ in ${u.inputTokens} (cache read ${u.cacheReadTokens ?? 0}) · out ${u.outputTokens} (reasoning ${
+          u.reasoningTokens ?? 0
+        }) · total ${u.totalTokens}`
       ))
     }
     return response
   })
 
 /** The whole demo conversation. */
-export const run: Effect.Effect<void, never, LanguageModel.LanguageModel | UsageMeter.UsageMeter> = Effect.gen(function*() {
-  const question = "What's the weather in Paris right now? Answer in one short paragraph."
-  const first: ChatRequest.ChatRequest = {
-    messages: [ChatRequest.system("You are a concise assistant. Use tools when they help."), ChatRequest.user(question)],
-    tools: [weatherTool]
+export const run: Effect.Effect<void, never, LanguageModel.LanguageModel | UsageMeter.UsageMeter> = Effect.gen(
+  function*() {
+    const question = "What's the weather in Paris right now? Answer in one short paragraph."
+    const first: ChatRequest.ChatRequest = {
+      messages: [
+        ChatRequest.system("You are a concise assistant. Use tools when they help."),
+        ChatRequest.user(question)
+      ],
+      tools: [weatherTool]
+    }
+    yield* Console.log(bold(`\n› ${question}\n`))
+    const one = yield* turn(first)
+    if (one.error !== undefined || one.toolCalls.length === 0) return
+    const results = one.toolCalls.map((call) =>
+      ChatRequest.toolResult(call.id, runTool(call.arguments), { name: call.name })
+    )
+    for (const r of results) if (r.role === "tool") yield* Console.log(dim(`  tool     │ ${r.content}`))
+    yield* Console.log("")
+    yield* turn({ ...first, messages: [...first.messages, one.message, ...results] })
+    const totals = yield* UsageMeter.snapshot
+    yield* Console.log(bold("\nUsageMeter totals"))
+    yield* Console.log(
+      `  requests ${totals.requests} · errors ${totals.errors} · input ${totals.inputTokens} · output ${totals.outputTokens} · cache read ${totals.cacheReadTokens} · reasoning ${totals.reasoningTokens}`
+    )
+    for (const [key, c] of Object.entries(totals.byModel)) {
+      yield* Console.log(dim(`  ${key}: ${c.requests} requests, ${c.inputTokens} in, ${c.outputTokens} out`))
+    }
   }
-  yield* Console.log(bold(`\n› ${question}\n`))
-  const one = yield* turn(first)
-  if (one.error !== undefined || one.toolCalls.length === 0) return
-  const results = one.toolCalls.map((call) => ChatRequest.toolResult(call.id, runTool(call.arguments), { name: call.name }))
-  for (const r of results) if (r.role === "tool") yield* Console.log(dim(`  tool     │ ${r.content}`))
-  yield* Console.log("")
-  yield* turn({ ...first, messages: [...first.messages, one.message, ...results] })
-  const totals = yield* UsageMeter.snapshot
-  yield* Console.log(bold("\nUsageMeter totals"))
-  yield* Console.log(
-    `  requests ${totals.requests} · errors ${totals.errors} · input ${totals.inputTokens} · output ${totals.outputTokens} · cache read ${totals.cacheReadTokens} · reasoning ${totals.reasoningTokens}`
-  )
-  for (const [key, c] of Object.entries(totals.byModel)) {
-    yield* Console.log(dim(`  ${key}: ${c.requests} requests, ${c.inputTokens} in, ${c.outputTokens} out`))
-  }
-})
+)

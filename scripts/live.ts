@@ -7,10 +7,10 @@ import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Scenario from "../demo/scenario.js"
+import * as LanguageModel from "../src/LanguageModel.js"
 import * as OpenAiChat from "../src/providers/openai-chat/index.js"
 import * as Presets from "../src/providers/openai-chat/presets.js"
-import * as Response from "../src/Response.js"
-import * as LanguageModel from "../src/LanguageModel.js"
+import type * as Response from "../src/Response.js"
 import * as UsageMeter from "../src/UsageMeter.js"
 
 const models: Partial<Record<Presets.PresetName, string>> = {
@@ -55,7 +55,9 @@ const main = async (): Promise<number> => {
       process.stdout.write(`FAILED ${name}\n`)
     }
   }
-  process.stdout.write(`\nlive: ${ran} provider(s) run, ${failed} failed, ${Object.keys(models).length - ran} skipped\n`)
+  process.stdout.write(
+    `\nlive: ${ran} provider(s) run, ${failed} failed, ${Object.keys(models).length - ran} skipped\n`
+  )
   return failed > 0 ? 1 : 0
 }
 

@@ -49,7 +49,11 @@ const main = async (): Promise<number> => {
     if (preset.authHeader === "api-key") headers["api-key"] = key
     else headers.authorization = `Bearer ${key}`
   }
-  const response = await fetch(`${baseUrl.replace(/\/+$/, "")}/chat/completions`, { method: "POST", headers, body: JSON.stringify(body) })
+  const response = await fetch(`${baseUrl.replace(/\/+$/, "")}/chat/completions`, {
+    method: "POST",
+    headers,
+    body: JSON.stringify(body)
+  })
   const t0 = performance.now()
   const reads: Array<{ atMs: number; base64: string }> = []
   const reader = response.body?.getReader()
@@ -57,7 +61,10 @@ const main = async (): Promise<number> => {
     for (;;) {
       const { done, value } = await reader.read()
       if (done) break
-      reads.push({ atMs: Math.round((performance.now() - t0) * 10) / 10, base64: Buffer.from(value).toString("base64") })
+      reads.push({
+        atMs: Math.round((performance.now() - t0) * 10) / 10,
+        base64: Buffer.from(value).toString("base64")
+      })
     }
   }
   const kept: Record<string, string> = {}
@@ -65,7 +72,13 @@ const main = async (): Promise<number> => {
     const v = response.headers.get(name)
     if (v !== null) kept[name] = v
   }
-  const recording: Replay.Recording = { version: 1, provider: preset.provider, status: response.status, headers: kept, reads }
+  const recording: Replay.Recording = {
+    version: 1,
+    provider: preset.provider,
+    status: response.status,
+    headers: kept,
+    reads
+  }
   mkdirSync("recordings", { recursive: true })
   const file = `recordings/${preset.provider}-${new Date().toISOString().replace(/[:.]/g, "-")}.json`
   writeFileSync(file, JSON.stringify(recording, null, 2) + "\n")

@@ -2,6 +2,18 @@
  * What a caller asks for: messages, tools and options, the same for every provider. Each provider's
  * `request.ts` turns it into that provider's body. A bare string is a request too.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { ChatRequest } from "effect-llm-stream"
+ *
+ * const request: ChatRequest.ChatRequest = {
+ *   messages: [ChatRequest.system("Answer in one word."), ChatRequest.user("Capital of France?")],
+ *   tools: [ChatRequest.tool({ name: "lookup", parameters: Schema.Struct({ query: Schema.String }) })],
+ *   maxTokens: 50
+ * }
+ * ```
+ *
  * @since 0.1.0
  */
 import * as JSONSchema from "effect/JSONSchema"
@@ -12,10 +24,20 @@ import * as ToolCall from "./ToolCall.js"
 /** Bytes given as base64 text or raw bytes. */
 const Bytes = Schema.Union(Schema.String, Schema.Uint8ArrayFromSelf)
 
-/** A piece of text in a message. */
+/**
+ * A piece of text in a message.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const TextPart = Schema.Struct({ type: Schema.Literal("text"), text: Schema.String })
 
-/** An image, by URL or by bytes (base64 text or `Uint8Array`). */
+/**
+ * An image, by URL or by bytes (base64 text or `Uint8Array`).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const ImagePart = Schema.Struct({
   type: Schema.Literal("image"),
   url: Schema.optional(Schema.String),
@@ -24,7 +46,12 @@ export const ImagePart = Schema.Struct({
   detail: Schema.optional(Schema.Literal("auto", "low", "high"))
 }).pipe(Schema.filter((p) => p.url !== undefined || p.data !== undefined || "an image needs a url or data"))
 
-/** A file (PDF, audio …), by URL or by bytes. */
+/**
+ * A file (PDF, audio …), by URL or by bytes.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const FilePart = Schema.Struct({
   type: Schema.Literal("file"),
   url: Schema.optional(Schema.String),
@@ -33,30 +60,65 @@ export const FilePart = Schema.Struct({
   filename: Schema.optional(Schema.String)
 }).pipe(Schema.filter((p) => p.url !== undefined || p.data !== undefined || "a file needs a url or data"))
 
-/** Any part of a user message. */
+/**
+ * Any part of a user message.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const UserPart = Schema.Union(TextPart, ImagePart, FilePart)
-/** Any part of a user message. */
+/**
+ * Any part of a user message.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type UserPart = typeof UserPart.Type
 
-/** A reasoning block to send back on the next turn, as a `reasoning` chunk delivered it. */
+/**
+ * A reasoning block to send back on the next turn, as a `reasoning` chunk delivered it.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const ReasoningPart = Schema.Struct({
   text: Schema.String,
   signature: Schema.optional(Schema.String),
   redacted: Schema.optional(Schema.String)
 })
-/** A reasoning block to send back on the next turn. */
+/**
+ * A reasoning block to send back on the next turn.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type ReasoningPart = typeof ReasoningPart.Type
 
-/** Instructions for the model. */
+/**
+ * Instructions for the model.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const SystemMessage = Schema.Struct({ role: Schema.Literal("system"), content: Schema.String })
 
-/** What the user says: text, or parts mixing text, images and files. */
+/**
+ * What the user says: text, or parts mixing text, images and files.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const UserMessage = Schema.Struct({
   role: Schema.Literal("user"),
   content: Schema.Union(Schema.String, Schema.Array(UserPart))
 })
 
-/** What the model said earlier, with its tool calls and reasoning blocks kept for the next turn. */
+/**
+ * What the model said earlier, with its tool calls and reasoning blocks kept for the next turn.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const AssistantMessage = Schema.Struct({
   role: Schema.Literal("assistant"),
   content: Schema.String,
@@ -64,10 +126,20 @@ export const AssistantMessage = Schema.Struct({
   reasoning: Schema.optional(Schema.Array(ReasoningPart)),
   refusal: Schema.optional(Schema.String)
 })
-/** What the model said earlier. */
+/**
+ * What the model said earlier.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type AssistantMessage = typeof AssistantMessage.Type
 
-/** The result of running a tool the model called. */
+/**
+ * The result of running a tool the model called.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const ToolMessage = Schema.Struct({
   role: Schema.Literal("tool"),
   toolCallId: Schema.String,
@@ -76,30 +148,65 @@ export const ToolMessage = Schema.Struct({
   isError: Schema.optional(Schema.Boolean)
 })
 
-/** Any message. */
+/**
+ * Any message.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const Message = Schema.Union(SystemMessage, UserMessage, AssistantMessage, ToolMessage)
-/** Any message, discriminated on `role`. */
+/**
+ * Any message, discriminated on `role`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Message = typeof Message.Type
 
-/** A tool the model may call; `parameters` is a JSON Schema object. */
+/**
+ * A tool the model may call; `parameters` is a JSON Schema object.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const Tool = Schema.Struct({
   name: Schema.String,
   description: Schema.optional(Schema.String),
   parameters: Json.JsonObject,
   strict: Schema.optional(Schema.Boolean)
 })
-/** A tool the model may call. */
+/**
+ * A tool the model may call.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Tool = typeof Tool.Type
 
-/** Which tool the model may or must call. */
+/**
+ * Which tool the model may or must call.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const ToolChoice = Schema.Union(
   Schema.Literal("auto", "none", "required"),
   Schema.Struct({ type: Schema.Literal("tool"), name: Schema.String })
 )
-/** Which tool the model may or must call. */
+/**
+ * Which tool the model may or must call.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type ToolChoice = typeof ToolChoice.Type
 
-/** The shape of the answer: free text, any JSON object, or JSON matching a schema. */
+/**
+ * The shape of the answer: free text, any JSON object, or JSON matching a schema.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const ResponseFormat = Schema.Union(
   Schema.Struct({ type: Schema.Literal("text") }),
   Schema.Struct({ type: Schema.Literal("json") }),
@@ -111,16 +218,31 @@ export const ResponseFormat = Schema.Union(
     strict: Schema.optional(Schema.Boolean)
   })
 )
-/** The shape of the answer. */
+/**
+ * The shape of the answer.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type ResponseFormat = typeof ResponseFormat.Type
 
-/** How hard the model should think: an effort level, a token budget, or both. */
+/**
+ * How hard the model should think: an effort level, a token budget, or both.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const ReasoningOptions = Schema.Struct({
   effort: Schema.optional(Schema.Literal("minimal", "low", "medium", "high")),
   budgetTokens: Schema.optional(Schema.Number)
 })
 
-/** A chat request. */
+/**
+ * A chat request.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const ChatRequest = Schema.Struct({
   messages: Schema.Array(Message),
   tools: Schema.optional(Schema.Array(Tool)),
@@ -136,30 +258,65 @@ export const ChatRequest = Schema.Struct({
   providerOptions: Schema.optional(Json.JsonObject)
 })
 
-/** A chat request. */
+/**
+ * A chat request.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type ChatRequest = typeof ChatRequest.Type
 
-/** What request-taking functions accept: a full request or a bare user prompt. */
+/**
+ * What request-taking functions accept: a full request or a bare user prompt.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Input = ChatRequest | string
 
-/** Turns a bare string into a one-message request; a request is returned as is. */
+/**
+ * Turns a bare string into a one-message request; a request is returned as is.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const make = (input: Input): ChatRequest =>
   typeof input === "string" ? { messages: [{ role: "user", content: input }] } : input
 
-/** A user message. */
+/**
+ * A user message.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const user = (content: string | ReadonlyArray<UserPart>): Message => ({ role: "user", content })
 
-/** A system message. */
+/**
+ * A system message.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const system = (content: string): Message => ({ role: "system", content })
 
-/** A tool-result message answering the call with `toolCallId`. */
+/**
+ * A tool-result message answering the call with `toolCallId`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const toolResult = (
   toolCallId: string,
   content: string,
   options?: { readonly name?: string; readonly isError?: boolean }
 ): Message => ({ role: "tool", toolCallId, content, ...options })
 
-/** Builds a tool whose parameters come from an Effect Schema (through `JSONSchema.make`). */
+/**
+ * Builds a tool whose parameters come from an Effect Schema (through `JSONSchema.make`).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const tool = <A, I, R>(options: {
   readonly name: string
   readonly description?: string

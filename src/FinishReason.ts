@@ -12,10 +12,20 @@
  */
 import * as Schema from "effect/Schema"
 
-/** Schema of the normalized finish reason. */
+/**
+ * Schema of the normalized finish reason.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const FinishReason = Schema.Literal("stop", "length", "tool_calls", "content_filter", "error")
 
-/** Why a response ended, normalized across providers. */
+/**
+ * Why a response ended, normalized across providers.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type FinishReason = typeof FinishReason.Type
 
 const finishReasonTable: ReadonlyMap<string, FinishReason> = new Map<string, FinishReason>([
@@ -42,6 +52,11 @@ const finishReasonTable: ReadonlyMap<string, FinishReason> = new Map<string, Fin
   ["error", "error"]
 ])
 
-/** Normalizes a provider's finish-reason string (case-insensitive); anything unknown is `stop`. */
+/**
+ * Normalizes a provider's finish-reason string (case-insensitive); anything unknown is `stop`.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const normalizeFinishReason = (raw: string | null | undefined): FinishReason =>
   raw == null ? "stop" : finishReasonTable.get(raw.toLowerCase()) ?? "stop"

@@ -1,6 +1,19 @@
 /**
  * The `LanguageModel` service: what every provider layer provides, and what programs depend on.
  *
+ * @example
+ * ```ts
+ * import { Effect, Stream } from "effect"
+ * import { LanguageModel } from "effect-llm-stream"
+ *
+ * // Any provider layer (or TestModel) provides the service.
+ * const program = LanguageModel.stream("Tell me a joke").pipe(
+ *   Stream.runForEach((chunk) => Effect.sync(() => chunk.type === "text-delta" && process.stdout.write(chunk.delta)))
+ * )
+ * // Or the collected Response, failing with a typed LlmError:
+ * const answer = LanguageModel.chat("Tell me a joke").pipe(Effect.map((response) => response.text))
+ * ```
+ *
  * @since 0.1.0
  */
 import * as Chunk from "effect/Chunk"
@@ -15,7 +28,12 @@ import * as Response from "./Response.js"
 import * as StreamChunk from "./StreamChunk.js"
 import * as UsageMeter from "./UsageMeter.js"
 
-/** The service interface. `stream` never fails: every failure is its terminal `error` chunk. */
+/**
+ * The service interface. `stream` never fails: every failure is its terminal `error` chunk.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Service {
   /** The provider's name, e.g. `"openai"`. */
   readonly provider: string
@@ -25,7 +43,12 @@ export interface Service {
   readonly stream: (request: ChatRequest.Input) => Stream.Stream<StreamChunk.StreamChunk>
 }
 
-/** The service tag. */
+/**
+ * The service tag.
+ *
+ * @since 0.1.0
+ * @category tags
+ */
 export class LanguageModel extends Context.Tag("effect-llm-stream/LanguageModel")<LanguageModel, Service>() {}
 
 /**
@@ -33,6 +56,9 @@ export class LanguageModel extends Context.Tag("effect-llm-stream/LanguageModel"
  * terminal-chunk invariant and the finish-reason rule ({@link StreamChunk.ensureTerminal}: a `finish`
  * `stop` after a tool call reports `tool_calls`), and metering through a
  * {@link UsageMeter.UsageMeter} when one is in the context.
+ *
+ * @since 0.1.0
+ * @category constructors
  */
 export const make = <E>(options: {
   readonly provider: string
@@ -48,15 +74,30 @@ export const make = <E>(options: {
     ).pipe(UsageMeter.track(options.provider, options.model))
 })
 
-/** Streams one response from the `LanguageModel` in the context. */
+/**
+ * Streams one response from the `LanguageModel` in the context.
+ *
+ * @since 0.1.0
+ * @category accessors
+ */
 export const stream = (request: ChatRequest.Input): Stream.Stream<StreamChunk.StreamChunk, never, LanguageModel> =>
   Unwrap.unwrap(Effect.map(LanguageModel, (model) => model.stream(request)))
 
-/** Fails with the response's error (carrying the partial response) when it ended in one. */
+/**
+ * Fails with the response's error (carrying the partial response) when it ended in one.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const toEffect = (response: Response.Response): Effect.Effect<Response.Response, LlmError.LlmError> =>
   response.error === undefined ? Effect.succeed(response) : Effect.fail(LlmError.fromInfo(response.error, response))
 
-/** Collects one response from a service, failing with `LlmError` when it ended in an error. */
+/**
+ * Collects one response from a service, failing with `LlmError` when it ended in an error.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const chatWith = (
   service: Service,
   request: ChatRequest.Input
@@ -66,6 +107,9 @@ export const chatWith = (
 /**
  * Collects one response from the `LanguageModel` in the context; fails with `LlmError` (carrying the
  * partial response) when the stream ended in an error, so `Effect.retry` and `catchTag` work.
+ *
+ * @since 0.1.0
+ * @category accessors
  */
 export const chat = (request: ChatRequest.Input): Effect.Effect<Response.Response, LlmError.LlmError, LanguageModel> =>
   Effect.flatMap(LanguageModel, (model) => chatWith(model, request))
@@ -82,6 +126,9 @@ export const chat = (request: ChatRequest.Input): Effect.Effect<Response.Respons
  * none), or `metadata(service.provider, service.model)` when it sent none. The returned service's
  * own `provider` and `model` are the primary's. Each model meters its own attempts under its own key
  * (see {@link UsageMeter.track}). For provider layers, use {@link fallback}.
+ *
+ * @since 0.1.0
+ * @category combinators
  */
 export const withFallback = (primary: Service, ...others: ReadonlyArray<Service>): Service => {
   const models: ReadonlyArray<Service> = [primary, ...others]
@@ -160,6 +207,9 @@ const candidate = <E, R>(layer: Layer.Layer<LanguageModel, E, R>): Layer.Layer<C
  *   OpenAiChat.layerConfig({ preset: "groq", model: "llama-3.3-70b-versatile" })
  * ) // Layer<LanguageModel, ConfigError, HttpClient>
  * ```
+ *
+ * @since 0.1.0
+ * @category combinators
  */
 export const fallback = <E, R, const Others extends ReadonlyArray<Layer.Layer<LanguageModel, unknown, unknown>>>(
   primary: Layer.Layer<LanguageModel, E, R>,
@@ -171,8 +221,11 @@ export const fallback = <E, R, const Others extends ReadonlyArray<Layer.Layer<La
 > => {
   let all: Layer.Layer<Candidates, unknown, unknown> = candidate(primary)
   for (const layer of others) {
-    all = Layer.zipWith(all, candidate(layer), (a, b) =>
-      Context.make(Candidates, [...Context.get(a, Candidates), ...Context.get(b, Candidates)]))
+    all = Layer.zipWith(
+      all,
+      candidate(layer),
+      (a, b) => Context.make(Candidates, [...Context.get(a, Candidates), ...Context.get(b, Candidates)])
+    )
   }
   const combined = Layer.map(all, (context) => {
     const [first, ...rest] = Context.get(context, Candidates)

@@ -2,13 +2,30 @@
  * The error taxonomy. Every failure of a provider stream ends as one terminal `error` chunk
  * carrying an {@link ErrorInfo}; `LanguageModel.chat` fails with the {@link LlmError} built from it.
  *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { LanguageModel, LlmError } from "effect-llm-stream"
+ *
+ * const answer = LanguageModel.chat("Hello").pipe(
+ *   Effect.map((response) => response.text),
+ *   Effect.catchTag("LlmError", (error: LlmError.LlmError) =>
+ *     error.code === "rate_limit" ? Effect.succeed("busy, try later") : Effect.fail(error))
+ * )
+ * ```
+ *
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
 import * as Json from "./internal/json.js"
 import type * as Response from "./Response.js"
 
-/** Every error code, each with a fixed meaning across providers. */
+/**
+ * Every error code, each with a fixed meaning across providers.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const ErrorCode = Schema.Literal(
   "authentication",
   "permission",
@@ -26,10 +43,20 @@ export const ErrorCode = Schema.Literal(
   "unknown"
 )
 
-/** One of the {@link ErrorCode} literals. */
+/**
+ * One of the {@link ErrorCode} literals.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type ErrorCode = typeof ErrorCode.Type
 
-/** The plain data of an error, as carried by the terminal `error` chunk (JSON-safe). */
+/**
+ * The plain data of an error, as carried by the terminal `error` chunk (JSON-safe).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const ErrorInfo = Schema.Struct({
   code: ErrorCode,
   message: Schema.String,
@@ -41,7 +68,12 @@ export const ErrorInfo = Schema.Struct({
   details: Schema.optional(Schema.Unknown)
 })
 
-/** The plain data of an error. */
+/**
+ * The plain data of an error.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type ErrorInfo = typeof ErrorInfo.Type
 
 const PartialResponse = Schema.declare(
@@ -49,7 +81,12 @@ const PartialResponse = Schema.declare(
   { identifier: "Response" }
 )
 
-/** A typed, taggable error (`Effect.catchTag("LlmError", …)`), optionally carrying the partial Response. */
+/**
+ * A typed, taggable error (`Effect.catchTag("LlmError", …)`), optionally carrying the partial Response.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
 export class LlmError extends Schema.TaggedError<LlmError>("effect-llm-stream/LlmError")("LlmError", {
   ...ErrorInfo.fields,
   response: Schema.optional(PartialResponse)
@@ -64,22 +101,35 @@ const retryableCodes: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   "network"
 ])
 
-/** Whether an error code is transient by nature. */
+/**
+ * Whether an error code is transient by nature.
+ *
+ * @since 0.1.0
+ * @category guards
+ */
 export const isRetryableCode = (code: ErrorCode): boolean => retryableCodes.has(code)
 
-/** The largest `details` kept, in characters of its JSON form: provider bodies can be huge. */
+/**
+ * The largest `details` kept, in characters of its JSON form: provider bodies can be huge.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const maxDetailsChars = 8_192
 
 /**
  * Masks anything shaped like a credential (OpenAI/Anthropic/Groq/xAI-style keys, Google API keys,
  * bearer tokens). We never put keys into errors, but providers and proxies echo them back
  * ("Incorrect API key provided: sk-…"), so every error message and body passes through here.
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const scrub = (text: string): string =>
   text
     // Not after a letter or digit, rather than at a word boundary: "_sk-…" and "SK-…" are keys too.
-    .replace(/(?<![A-Za-z0-9])(sk|rk|pk|gsk|xai|csk)([-_])[A-Za-z0-9_\-*.]{8,}/gi, "$1$2[redacted]")
-    .replace(/(?<![A-Za-z0-9])AIza[0-9A-Za-z_\-]{20,}/g, "AIza[redacted]")
+    .replace(/(?<![A-Za-z0-9])(sk|rk|pk|gsk|xai|csk)([-_])[A-Za-z0-9_*.-]{8,}/gi, "$1$2[redacted]")
+    .replace(/(?<![A-Za-z0-9])AIza[0-9A-Za-z_-]{20,}/g, "AIza[redacted]")
     .replace(/\bBearer\s+[^\s"',]+/gi, "Bearer [redacted]")
 
 /** What stands in for a part of a body nested deeper than `Json.maxDepth`. */
@@ -98,7 +148,12 @@ const serializable = (value: unknown, depth: number): unknown => {
   const out: Record<string, unknown> = {}
   for (const [k, v] of Object.entries(value)) {
     // Defined, not assigned: a "__proto__" key stays a key.
-    Object.defineProperty(out, k, { value: serializable(v, depth + 1), enumerable: true, writable: true, configurable: true })
+    Object.defineProperty(out, k, {
+      value: serializable(v, depth + 1),
+      enumerable: true,
+      writable: true,
+      configurable: true
+    })
   }
   return out
 }
@@ -108,6 +163,9 @@ const serializable = (value: unknown, depth: number): unknown => {
  * echoed key cannot leak; a body over the cap is kept as a truncated JSON string. A body too deep
  * for `JSON.stringify` (or holding `Infinity`) is cut to `Json.maxDepth` levels first, so every
  * error chunk stays serializable.
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const capDetails = (details: unknown): unknown => {
   if (details === undefined) return undefined
@@ -143,11 +201,18 @@ const scrubLeaves = (value: unknown, depth: number): unknown => {
   const scrubbed = entries.map(([k, v]) => [scrub(k), scrubLeaves(v, depth + 1)] as const)
   if (scrubbed.every(([k, v], i) => k === entries[i]?.[0] && v === entries[i]?.[1])) return value
   const out: Record<string, unknown> = {}
-  for (const [k, v] of scrubbed) Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true })
+  for (const [k, v] of scrubbed) {
+    Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true })
+  }
   return out
 }
 
-/** Builds an {@link ErrorInfo}; `retryable` defaults from the code; message and details are scrubbed, details capped. */
+/**
+ * Builds an {@link ErrorInfo}; `retryable` defaults from the code; message and details are scrubbed, details capped.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const info = (fields: {
   readonly code: ErrorCode
   readonly message: string
@@ -181,11 +246,21 @@ export const info = (fields: {
   return out
 }
 
-/** Builds an {@link LlmError} from error data, optionally attaching the partial response. */
+/**
+ * Builds an {@link LlmError} from error data, optionally attaching the partial response.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const fromInfo = (error: ErrorInfo, response?: Response.Response): LlmError =>
   new LlmError(response === undefined ? error : { ...error, response })
 
-/** The plain data of an {@link LlmError} (drops the attached response). */
+/**
+ * The plain data of an {@link LlmError} (drops the attached response).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const toInfo = (error: LlmError): ErrorInfo =>
   info({
     code: error.code,
@@ -198,8 +273,18 @@ export const toInfo = (error: LlmError): ErrorInfo =>
     details: error.details
   })
 
-/** Builds an {@link LlmError} directly. */
+/**
+ * Builds an {@link LlmError} directly.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const make = (fields: Parameters<typeof info>[0]): LlmError => new LlmError(info(fields))
 
-/** Whether a value is an {@link LlmError}. */
+/**
+ * Whether a value is an {@link LlmError}.
+ *
+ * @since 0.1.0
+ * @category guards
+ */
 export const isLlmError = (u: unknown): u is LlmError => u instanceof LlmError

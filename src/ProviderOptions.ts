@@ -1,6 +1,16 @@
 /**
  * Options every provider layer takes, and the `Config` helpers their `layerConfig` constructors use.
  *
+ * @example
+ * ```ts
+ * import { Redacted, Schedule } from "effect"
+ * import { OpenAiChat, ProviderOptions } from "effect-llm-stream"
+ *
+ * const retry: ProviderOptions.RetryOptions = { times: 4, schedule: Schedule.spaced("500 millis") }
+ * const timeouts: ProviderOptions.TimeoutOptions = { headers: "30 seconds", idle: "2 minutes", total: "10 minutes" }
+ * const model = OpenAiChat.layer({ model: "gpt-4.1-mini", apiKey: Redacted.make("sk-…"), retry, timeouts })
+ * ```
+ *
  * @since 0.1.0
  */
 import * as Config from "effect/Config"
@@ -41,7 +51,12 @@ export interface TimeoutOptions {
   readonly total?: Duration.DurationInput
 }
 
-/** Options common to all providers. */
+/**
+ * Options common to all providers.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Common {
   /** The provider's model id. */
   readonly model: string
@@ -59,14 +74,28 @@ export interface Common {
   readonly maxEventBytes?: number | undefined
 }
 
-/** Reads an optional redacted secret (an API key) from the environment. */
+/**
+ * Reads an optional redacted secret (an API key) from the environment.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const optionalSecret = (name: string): Config.Config<Redacted.Redacted<string> | undefined> =>
   Config.option(Config.redacted(name)).pipe(Config.map((o) => (o._tag === "Some" ? o.value : undefined)))
 
-/** Reads an optional string (a base URL) from the environment. */
+/**
+ * Reads an optional string (a base URL) from the environment.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const optionalString = (name: string): Config.Config<string | undefined> =>
   Config.option(Config.string(name)).pipe(Config.map((o) => (o._tag === "Some" ? o.value : undefined)))
 
-/** Joins a base URL and a path with exactly one slash. */
-export const joinUrl = (base: string, path: string): string =>
-  base.replace(/\/+$/, "") + "/" + path.replace(/^\/+/, "")
+/**
+ * Joins a base URL and a path with exactly one slash.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const joinUrl = (base: string, path: string): string => base.replace(/\/+$/, "") + "/" + path.replace(/^\/+/, "")

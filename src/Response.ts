@@ -4,6 +4,18 @@
  * `Response.sink`, `Response.collect` and `Response.fromChunks` give identical results. A stream that
  * ended in an error still yields everything received before it, plus the error.
  *
+ * @example
+ * ```ts
+ * import { Effect, Stream } from "effect"
+ * import { LanguageModel, Response } from "effect-llm-stream"
+ *
+ * // Show the answer as it streams, and keep the whole Response: one pass.
+ * const program = LanguageModel.stream("Hi").pipe(
+ *   Stream.tap((chunk) => Effect.sync(() => chunk.type === "text-delta" && process.stdout.write(chunk.delta))),
+ *   Response.collect
+ * )
+ * ```
+ *
  * @since 0.1.0
  */
 import * as Channel from "effect/Channel"
@@ -18,14 +30,24 @@ import type * as StreamChunk from "./StreamChunk.js"
 import * as ToolCall from "./ToolCall.js"
 import * as Usage from "./Usage.js"
 
-/** Who produced a response. */
+/**
+ * Who produced a response.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Metadata {
   readonly provider: string
   readonly model?: string
   readonly responseId?: string
 }
 
-/** A reassembled response. */
+/**
+ * A reassembled response.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Response {
   /** The answer text. */
   readonly text: string
@@ -169,14 +191,24 @@ class Builder {
   }
 }
 
-/** Reassembles a response from chunks already in memory. */
+/**
+ * Reassembles a response from chunks already in memory.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const fromChunks = (chunks: Iterable<StreamChunk.StreamChunk>): Response => {
   const builder = new Builder()
   for (const chunk of chunks) builder.add(chunk)
   return builder.done()
 }
 
-/** A `Sink` that reassembles a response, folding whole chunks of elements at a time. */
+/**
+ * A `Sink` that reassembles a response, folding whole chunks of elements at a time.
+ *
+ * @since 0.1.0
+ * @category sinks
+ */
 export const sink: Sink.Sink<Response, StreamChunk.StreamChunk> = Sink.suspend(() =>
   Sink.foldLeftChunks<Builder, StreamChunk.StreamChunk>(new Builder(), (builder, chunk) => {
     for (const c of chunk) builder.add(c)
@@ -188,6 +220,9 @@ export const sink: Sink.Sink<Response, StreamChunk.StreamChunk> = Sink.suspend((
  * Runs a chunk stream to its end and reassembles the response. Same result as running it into
  * {@link sink}, but pulled in the caller's fiber: `Stream.run` forks a fiber for the run and costs a
  * little more per chunk, which shows on a response of many network reads.
+ *
+ * @since 0.1.0
+ * @category sinks
  */
 export const collect = <E, R>(stream: Stream.Stream<StreamChunk.StreamChunk, E, R>): Effect.Effect<Response, E, R> =>
   Effect.scoped(Effect.flatMap(Channel.toPull(Stream.toChannel(stream)), (pull) => {

@@ -4,6 +4,27 @@
  * Every stream a provider returns ends with exactly one terminal chunk, `finish` or `error`; see
  * {@link ensureTerminal}, the one place that guarantees it.
  *
+ * @example
+ * ```ts
+ * import { StreamChunk } from "effect-llm-stream"
+ *
+ * const describe = (chunk: StreamChunk.StreamChunk): string => {
+ *   switch (chunk.type) {
+ *     case "text-delta":
+ *       return chunk.delta
+ *     case "tool-call":
+ *       return `call ${chunk.toolCall.name}(${chunk.toolCall.rawArguments})`
+ *     case "finish":
+ *       return `[${chunk.reason}]`
+ *     case "error":
+ *       return `[${chunk.error.code}] ${chunk.error.message}`
+ *     default:
+ *       return ""
+ *   }
+ * }
+ * describe(StreamChunk.textDelta("Hello"))
+ * ```
+ *
  * @since 0.1.0
  */
 import * as Cause from "effect/Cause"
@@ -33,7 +54,12 @@ export {
 // Chunk schemas
 // ---------------------------------------------------------------------------------------------
 
-/** Who answered: at most once, first, when known. */
+/**
+ * Who answered: at most once, first, when known.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const Metadata = Schema.Struct({
   type: Schema.Literal("metadata"),
   provider: Schema.String,
@@ -41,17 +67,32 @@ export const Metadata = Schema.Struct({
   responseId: Schema.optional(Schema.String)
 })
 
-/** A piece of the answer. */
+/**
+ * A piece of the answer.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const TextDelta = Schema.Struct({ type: Schema.Literal("text-delta"), delta: Schema.String })
 
-/** A piece of the reasoning trace; `accumulated` is this response's reasoning so far. */
+/**
+ * A piece of the reasoning trace; `accumulated` is this response's reasoning so far.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const ReasoningDelta = Schema.Struct({
   type: Schema.Literal("reasoning-delta"),
   delta: Schema.String,
   accumulated: Schema.String
 })
 
-/** A finished reasoning block with what must be sent back on the next turn. */
+/**
+ * A finished reasoning block with what must be sent back on the next turn.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const Reasoning = Schema.Struct({
   type: Schema.Literal("reasoning"),
   text: Schema.String,
@@ -59,7 +100,12 @@ export const Reasoning = Schema.Struct({
   redacted: Schema.optional(Schema.String)
 })
 
-/** A raw JSON fragment of a tool call's arguments; `name`/`id` ride on its first fragment. */
+/**
+ * A raw JSON fragment of a tool call's arguments; `name`/`id` ride on its first fragment.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const ToolCallDelta = Schema.Struct({
   type: Schema.Literal("tool-call-delta"),
   index: Schema.Number,
@@ -68,44 +114,84 @@ export const ToolCallDelta = Schema.Struct({
   argumentsDelta: Schema.String
 })
 
-/** A complete tool call, arguments decoded once. */
+/**
+ * A complete tool call, arguments decoded once.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const ToolCallChunk = Schema.Struct({ type: Schema.Literal("tool-call"), toolCall: ToolCall.ToolCall })
 
-/** Non-text output; `streamOnly` parts (previews) are left out of the Response. */
+/**
+ * Non-text output; `streamOnly` parts (previews) are left out of the Response.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const ContentPartChunk = Schema.Struct({
   type: Schema.Literal("content-part"),
   part: ContentPart.ContentPart,
   streamOnly: Schema.optional(Schema.Boolean)
 })
 
-/** This response's running usage totals (a snapshot: the last one wins). */
+/**
+ * This response's running usage totals (a snapshot: the last one wins).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const UsageChunk = Schema.Struct({ type: Schema.Literal("usage"), usage: Usage.Usage })
 
-/** Prompt-cache hits; `accumulated` is the UsageMeter's running total. */
+/**
+ * Prompt-cache hits; `accumulated` is the UsageMeter's running total.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const CacheRead = Schema.Struct({
   type: Schema.Literal("cache-read"),
   cacheReadTokens: Usage.Count,
   accumulated: Usage.Count
 })
 
-/** Prompt-cache writes; `accumulated` is the UsageMeter's running total. */
+/**
+ * Prompt-cache writes; `accumulated` is the UsageMeter's running total.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const CacheWrite = Schema.Struct({
   type: Schema.Literal("cache-write"),
   cacheWriteTokens: Usage.Count,
   accumulated: Usage.Count
 })
 
-/** Terminal: the response ended normally. */
+/**
+ * Terminal: the response ended normally.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const Finish = Schema.Struct({
   type: Schema.Literal("finish"),
   reason: Reason.FinishReason,
   rawReason: Schema.optional(Schema.String)
 })
 
-/** Terminal: the response ended in an error. */
+/**
+ * Terminal: the response ended in an error.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const ErrorChunk = Schema.Struct({ type: Schema.Literal("error"), error: LlmError.ErrorInfo })
 
-/** Schema of any chunk in memory (the `Type` side). */
+/**
+ * Schema of any chunk in memory (the `Type` side).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const StreamChunkType = Schema.Union(
   Metadata,
   TextDelta,
@@ -121,20 +207,40 @@ export const StreamChunkType = Schema.Union(
   ErrorChunk
 )
 
-/** One chunk of a uniform LLM stream. */
+/**
+ * One chunk of a uniform LLM stream.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type StreamChunk = typeof StreamChunkType.Type
 
-/** The `type` tags of all twelve chunk kinds. */
+/**
+ * The `type` tags of all twelve chunk kinds.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type ChunkType = StreamChunk["type"]
 
-/** The chunk whose `type` is `T`. */
+/**
+ * The chunk whose `type` is `T`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Of<T extends ChunkType> = Extract<StreamChunk, { readonly type: T }>
 
 // ---------------------------------------------------------------------------------------------
 // Constructors
 // ---------------------------------------------------------------------------------------------
 
-/** Builds a `metadata` chunk. */
+/**
+ * Builds a `metadata` chunk.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const metadata = (provider: string, model?: string, responseId?: string): Of<"metadata"> => {
   const out: { type: "metadata"; provider: string; model?: string; responseId?: string } = {
     type: "metadata",
@@ -145,17 +251,32 @@ export const metadata = (provider: string, model?: string, responseId?: string):
   return out
 }
 
-/** Builds a `text-delta` chunk. */
+/**
+ * Builds a `text-delta` chunk.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const textDelta = (delta: string): Of<"text-delta"> => ({ type: "text-delta", delta })
 
-/** Builds a `reasoning-delta` chunk. */
+/**
+ * Builds a `reasoning-delta` chunk.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const reasoningDelta = (delta: string, accumulated: string): Of<"reasoning-delta"> => ({
   type: "reasoning-delta",
   delta,
   accumulated
 })
 
-/** Builds a `reasoning` chunk (a finished block, with signature or redacted data when given). */
+/**
+ * Builds a `reasoning` chunk (a finished block, with signature or redacted data when given).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const reasoning = (
   text: string,
   options?: { readonly signature?: string | undefined; readonly redacted?: string | undefined }
@@ -166,7 +287,12 @@ export const reasoning = (
   return out
 }
 
-/** Builds a `tool-call-delta` chunk. */
+/**
+ * Builds a `tool-call-delta` chunk.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const toolCallDelta = (
   index: number,
   argumentsDelta: string,
@@ -182,39 +308,79 @@ export const toolCallDelta = (
   return out
 }
 
-/** Builds a `tool-call` chunk. */
+/**
+ * Builds a `tool-call` chunk.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const toolCall = (call: ToolCall.ToolCall): Of<"tool-call"> => ({ type: "tool-call", toolCall: call })
 
-/** Builds a `content-part` chunk. */
+/**
+ * Builds a `content-part` chunk.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const contentPart = (part: ContentPart.ContentPart, streamOnly?: boolean): Of<"content-part"> =>
   streamOnly === true ? { type: "content-part", part, streamOnly: true } : { type: "content-part", part }
 
-/** Builds a `usage` chunk. */
+/**
+ * Builds a `usage` chunk.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const usage = (value: Usage.Usage): Of<"usage"> => ({ type: "usage", usage: value })
 
-/** Builds a `cache-read` chunk; `accumulated` defaults to this response's value. */
+/**
+ * Builds a `cache-read` chunk; `accumulated` defaults to this response's value.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const cacheRead = (cacheReadTokens: number, accumulated = cacheReadTokens): Of<"cache-read"> => ({
   type: "cache-read",
   cacheReadTokens,
   accumulated
 })
 
-/** Builds a `cache-write` chunk; `accumulated` defaults to this response's value. */
+/**
+ * Builds a `cache-write` chunk; `accumulated` defaults to this response's value.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const cacheWrite = (cacheWriteTokens: number, accumulated = cacheWriteTokens): Of<"cache-write"> => ({
   type: "cache-write",
   cacheWriteTokens,
   accumulated
 })
 
-/** Builds a terminal `finish` chunk from a normalized reason. */
+/**
+ * Builds a terminal `finish` chunk from a normalized reason.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const finish = (reason: Reason.FinishReason, rawReason?: string): Of<"finish"> =>
   rawReason === undefined ? { type: "finish", reason } : { type: "finish", reason, rawReason }
 
-/** Builds a terminal `finish` chunk from a provider's raw reason, normalizing it. */
+/**
+ * Builds a terminal `finish` chunk from a provider's raw reason, normalizing it.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const finishFromRaw = (rawReason: string | null | undefined): Of<"finish"> =>
   finish(Reason.normalizeFinishReason(rawReason), rawReason ?? undefined)
 
-/** Builds a terminal `error` chunk. */
+/**
+ * Builds a terminal `error` chunk.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const error = (value: LlmError.ErrorInfo | LlmError.LlmError): Of<"error"> => ({
   type: "error",
   error: LlmError.isLlmError(value) ? LlmError.toInfo(value) : value
@@ -224,11 +390,21 @@ export const error = (value: LlmError.ErrorInfo | LlmError.LlmError): Of<"error"
 // Guards
 // ---------------------------------------------------------------------------------------------
 
-/** Whether a chunk ends the stream (`finish` or `error`). */
+/**
+ * Whether a chunk ends the stream (`finish` or `error`).
+ *
+ * @since 0.1.0
+ * @category guards
+ */
 export const isTerminal = (chunk: StreamChunk): chunk is Of<"finish"> | Of<"error"> =>
   chunk.type === "finish" || chunk.type === "error"
 
-/** Whether a chunk is output (text, reasoning, tool call, content part): retries stop after one. */
+/**
+ * Whether a chunk is output (text, reasoning, tool call, content part): retries stop after one.
+ *
+ * @since 0.1.0
+ * @category guards
+ */
 export const isContent = (chunk: StreamChunk): boolean => {
   switch (chunk.type) {
     case "text-delta":
@@ -243,7 +419,12 @@ export const isContent = (chunk: StreamChunk): boolean => {
   }
 }
 
-/** Returns a guard for one chunk type, e.g. `Stream.filter(StreamChunk.is("text-delta"))`. */
+/**
+ * Returns a guard for one chunk type, e.g. `Stream.filter(StreamChunk.is("text-delta"))`.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const is = <T extends ChunkType>(type: T) => (chunk: StreamChunk): chunk is Of<T> => chunk.type === type
 
 // ---------------------------------------------------------------------------------------------
@@ -254,6 +435,9 @@ export const is = <T extends ChunkType>(type: T) => (chunk: StreamChunk): chunk 
  * Reassembles a response's tool calls from its chunks: fragments grouped by `index`, concatenated in
  * arrival order, decoded once; a finished `tool-call` chunk wins over fragments of the same index.
  * Returns `undefined` when there were none, so it can be handed straight to a message.
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const finalizeToolCalls = (
   chunks: Iterable<StreamChunk>
@@ -279,7 +463,12 @@ export const finalizeToolCalls = (
 // The terminal invariant
 // ---------------------------------------------------------------------------------------------
 
-/** The error data for a failure or defect that reached the end of a stream. */
+/**
+ * The error data for a failure or defect that reached the end of a stream.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const errorFromCause = <E>(cause: Cause.Cause<E>, provider?: string): LlmError.ErrorInfo => {
   if (Cause.isInterruptedOnly(cause)) {
     return LlmError.info({ code: "unknown", message: "The stream was interrupted", retryable: false, provider })
@@ -303,7 +492,12 @@ export const errorFromCause = <E>(cause: Cause.Cause<E>, provider?: string): Llm
   })
 }
 
-/** The error data for a stream that ended without its end marker. */
+/**
+ * The error data for a stream that ended without its end marker.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const truncatedError = (provider?: string): LlmError.ErrorInfo =>
   LlmError.info({
     code: "truncated",
@@ -328,6 +522,9 @@ const afterToolCall = (terminal: Of<"finish"> | Of<"error">): Of<"finish"> | Of<
  * It also holds the finish-reason rule for every provider: a `finish` with reason `stop` that comes
  * after a `tool-call` (or `tool-call-delta`) chunk becomes `tool_calls`, its `rawReason` kept, since
  * some hosts say "stop" after calling a tool.
+ *
+ * @since 0.1.0
+ * @category combinators
  */
 export const ensureTerminal = <E, R>(
   self: Stream.Stream<StreamChunk, E, R>,
@@ -368,10 +565,20 @@ export const ensureTerminal = <E, R>(
 // Validation
 // ---------------------------------------------------------------------------------------------
 
-/** Checks a chunk's per-type required fields, with a readable message on failure. */
+/**
+ * Checks a chunk's per-type required fields, with a readable message on failure.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const validate = (chunk: unknown): Either.Either<StreamChunk, string> => Validate.validate(chunk)
 
-/** Like {@link validate}, but throws an `Error` with the message: for tests and scripts only. */
+/**
+ * Like {@link validate}, but throws an `Error` with the message: for tests and scripts only.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const validateOrThrow = (chunk: unknown): StreamChunk => Validate.validateOrThrow(chunk)
 
 // ---------------------------------------------------------------------------------------------
@@ -393,6 +600,9 @@ const ReasoningDeltaJson = Schema.transform(
  * JSON codec of one chunk (for sending a stream to a browser and reading it back). A decoded
  * `reasoning-delta` holds only its own delta in `accumulated`; read a sequence with
  * {@link decodeJsonLines} (or {@link accumulateReasoning}) to rebuild the running value.
+ *
+ * @since 0.1.0
+ * @category schemas
  */
 export const schema = Schema.Union(
   Metadata,
@@ -429,7 +639,12 @@ const decodeByType = new Map(
   Object.entries(jsonMembers).map(([type, member]) => [type, Schema.decodeUnknownEither(member)] as const)
 )
 
-/** Encodes a chunk as one line of JSON. */
+/**
+ * Encodes a chunk as one line of JSON.
+ *
+ * @since 0.1.0
+ * @category codecs
+ */
 export const encodeJson = (chunk: StreamChunk): string => JSON.stringify(encodeSync(chunk))
 
 /**
@@ -442,6 +657,9 @@ const maxLineDepth = Json.maxDepth + 3
  * Decodes one line of JSON into a chunk, or a readable message saying why it is not one. A line
  * nesting deeper than any chunk we make, or holding a number that reads as `Infinity`, is refused:
  * what this returns must survive {@link encodeJson} again.
+ *
+ * @since 0.1.0
+ * @category codecs
  */
 export const decodeJson = (line: string): Either.Either<StreamChunk, string> => {
   let parsed: unknown
@@ -458,8 +676,13 @@ export const decodeJson = (line: string): Either.Either<StreamChunk, string> => 
   return Either.mapLeft(decode(parsed), (e) => e.message)
 }
 
-/** Returns a stateful step that rebuilds `reasoning-delta.accumulated` over a decoded sequence. */
-export const accumulateReasoning = (): ((chunk: StreamChunk) => StreamChunk) => {
+/**
+ * Returns a stateful step that rebuilds `reasoning-delta.accumulated` over a decoded sequence.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const accumulateReasoning = (): (chunk: StreamChunk) => StreamChunk => {
   let sofar = ""
   return (chunk) => {
     if (chunk.type !== "reasoning-delta") return chunk
@@ -473,6 +696,9 @@ export const accumulateReasoning = (): ((chunk: StreamChunk) => StreamChunk) => 
  * it (`"line 3: not JSON: …"`). Takes the lines (any iterable of strings, one line each) or a whole
  * text, which is split into lines at LF, CRLF or CR. Blank lines are skipped; lines in SSE form
  * (`data: {…}`, with comments and `event:` / `id:` lines) are read too, see {@link decodeJsonStream}.
+ *
+ * @since 0.1.0
+ * @category codecs
  */
 export const decodeJsonLines = (lines: string | Iterable<string>): Either.Either<Array<StreamChunk>, string> => {
   const step = accumulateReasoning()
@@ -497,6 +723,9 @@ export const decodeJsonLines = (lines: string | Iterable<string>): Either.Either
  * an `LlmError` of code `protocol` naming the line, after every chunk before it. Pipe the result
  * through {@link ensureTerminal} to get the protocol's guarantees instead: the error as a terminal
  * `error` chunk, and `truncated` when the text ends without a terminal chunk.
+ *
+ * @since 0.1.0
+ * @category codecs
  */
 export const decodeJsonStream = <E, R>(
   text: Stream.Stream<string, E, R>

@@ -7,13 +7,26 @@
  * but could not be sent on as JSON: nested more than 64 levels deep, or holding a number beyond
  * JSON's range (`1e999` reads as `Infinity`).
  *
+ * @example
+ * ```ts
+ * import { ToolCall } from "effect-llm-stream"
+ *
+ * // A UI can show arguments while they stream:
+ * const partial = ToolCall.partialArguments("{\"city\":\"Par") // { city: "Par" }
+ * ```
+ *
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
 import * as Json from "./internal/json.js"
 import * as PartialJson from "./internal/partialJson.js"
 
-/** Schema of a finished tool call. */
+/**
+ * Schema of a finished tool call.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const ToolCall = Schema.Struct({
   index: Schema.Number,
   id: Schema.String,
@@ -23,19 +36,30 @@ export const ToolCall = Schema.Struct({
   parseError: Schema.optional(Schema.String)
 })
 
-/** A finished tool call. */
+/**
+ * A finished tool call.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type ToolCall = typeof ToolCall.Type
 
 /**
  * Whether a provider's tool-call index is a real one: a non-negative safe integer. Decoders treat
  * anything else (-1, 0.5, 2^53, a string) as no index, so hostile numbering cannot collide with a
  * key of their own or merge two calls.
+ *
+ * @since 0.1.0
+ * @category guards
  */
 export const isIndex = (u: unknown): u is number => typeof u === "number" && Number.isSafeInteger(u) && u >= 0
 
 /**
  * The id given to a call whose provider sent none: `call_<index>`, or `<responseId>_call_<index>` when
  * the response id is known, so ids stay stable for a response and unique across a conversation.
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const synthesizeId = (index: number, responseId?: string): string =>
   responseId === undefined || responseId === "" ? `call_${index}` : `${responseId}_call_${index}`
@@ -44,6 +68,9 @@ export const synthesizeId = (index: number, responseId?: string): string =>
  * Decodes finished raw arguments once: empty → `{}`; invalid, nested more than 64 levels deep, or
  * holding a number that reads as `Infinity` → `{ raw }` plus `parseError`. What it returns always
  * survives `JSON.stringify` (the raw text is a string, whatever its depth) and round-trips exactly.
+ *
+ * @since 0.1.0
+ * @category codecs
  */
 export const decodeArguments = (
   rawArguments: string
@@ -63,7 +90,12 @@ export const decodeArguments = (
     : { arguments: { raw: rawArguments }, parseError: `The arguments' JSON ${Json.describe(problem)}` }
 }
 
-/** Builds a finished call from its parts, decoding the raw arguments once. */
+/**
+ * Builds a finished call from its parts, decoding the raw arguments once.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const make = (fields: {
   readonly index: number
   readonly id?: string | undefined
@@ -91,6 +123,9 @@ export const make = (fields: {
  * number that reads as `Infinity`. It reads the text as `JSON.parse` would once complete (a
  * `"__proto__"` key stays an own property, never the prototype). Costs one scan and one parse per
  * call, so call it when a UI repaints, not per fragment.
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const partialArguments = (rawArguments: string): unknown => {
   if (rawArguments.trim() === "") return {}
@@ -116,6 +151,9 @@ interface Pending {
 /**
  * A mutable assembler of one response's tool calls. Not shared: create one per response (decoders
  * and sinks do so inside their own state).
+ *
+ * @since 0.1.0
+ * @category models
  */
 export class Assembler {
   private readonly pending = new Map<number, Pending>()

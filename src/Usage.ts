@@ -10,15 +10,34 @@
  * saturate at `Number.MAX_SAFE_INTEGER` ({@link addCounts}), so no total is ever `Infinity`, `NaN`,
  * negative or fractional, and every snapshot round-trips through `JSON.stringify` exactly.
  *
+ * @example
+ * ```ts
+ * import { Usage } from "effect-llm-stream"
+ *
+ * // Anthropic's convention (cache outside input) normalized: input includes the cache.
+ * const usage = Usage.normalize({ input: 10, output: 5, cacheRead: 90, inputExcludesCache: true })
+ * // usage.inputTokens === 100, usage.cacheReadTokens === 90
+ * ```
+ *
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
 import * as Json from "./internal/json.js"
 
-/** Schema of one token count: a safe non-negative integer. */
+/**
+ * Schema of one token count: a safe non-negative integer.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const Count = Schema.NonNegativeInt.annotations({ identifier: "TokenCount" })
 
-/** Schema of a normalized usage snapshot. */
+/**
+ * Schema of a normalized usage snapshot.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
 export const Usage = Schema.Struct({
   inputTokens: Count,
   outputTokens: Count,
@@ -29,19 +48,32 @@ export const Usage = Schema.Struct({
   raw: Schema.optional(Schema.Unknown)
 })
 
-/** A normalized usage snapshot (this response's running totals). */
+/**
+ * A normalized usage snapshot (this response's running totals).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Usage = typeof Usage.Type
 
 /** A usage under construction (the same fields, writable). */
 type Draft = { -readonly [K in keyof Usage]: Usage[K] }
 
-/** An all-zero usage. */
+/**
+ * An all-zero usage.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const empty: Usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 }
 
 /**
  * A token count read from anywhere: the value when it is a safe non-negative integer, else
  * `undefined` (strings, negatives, fractions, `NaN`, anything past 2^53 − 1). The one rule every
  * provider's decoder, {@link normalize}, {@link merge} and the `UsageMeter` apply.
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const count = (u: unknown): number | undefined =>
   // `-0` (JSON.parse reads "-0" so) becomes 0: JSON writes it as 0, so it would not round-trip.
@@ -50,6 +82,9 @@ export const count = (u: unknown): number | undefined =>
 /**
  * Adds two token counts, saturating at `Number.MAX_SAFE_INTEGER` (a sum of huge counts stays an
  * exact, finite integer); an argument that is not a {@link count} adds nothing.
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const addCounts = (a: number, b: number): number => {
   const sum = (count(a) ?? 0) + (count(b) ?? 0)
@@ -60,10 +95,18 @@ export const addCounts = (a: number, b: number): number => {
  * The provider's usage object to keep as `raw`: the object itself, or `undefined` (dropped, the
  * counts stay) when it nests more than 64 levels deep or holds a number that reads as `Infinity`,
  * because `JSON.stringify` would throw on the one and write `null` for the other.
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const keepableRaw = (raw: unknown): unknown => (Json.check(raw) === undefined ? raw : undefined)
 
-/** The counts a provider reports, in its own convention, before normalization. */
+/**
+ * The counts a provider reports, in its own convention, before normalization.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface ProviderCounts {
   /** Prompt tokens as the provider reports them; anything that is not a {@link count} is absent. */
   readonly input?: unknown
@@ -86,6 +129,9 @@ export interface ProviderCounts {
  * Folds a provider's counts into the normalized shape (cache inside input, reasoning inside output).
  * Values that are not counts are absent; sums saturate; `totalTokens` is the provider's own total
  * only when it covers input + output.
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const normalize = (counts: ProviderCounts): Usage => {
   const cacheRead = count(counts.cacheRead)
@@ -118,6 +164,9 @@ export const normalize = (counts: ProviderCounts): Usage => {
  * not a {@link count} (a snapshot built by hand, or read from elsewhere) counts as absent, and
  * `totalTokens` is at least input + output, so the result is always a valid snapshot. `raw` is taken
  * as it is: it was checked where it was kept ({@link normalize}).
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const merge = (older: Usage | undefined, newer: Usage): Usage => {
   const old = older ?? empty

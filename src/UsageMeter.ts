@@ -5,6 +5,20 @@
  * saw), under the `provider:model` its service was built with. Providers use the meter when it is in
  * the context and work the same without it.
  *
+ * @example
+ * ```ts
+ * import { Effect, Layer } from "effect"
+ * import { LanguageModel, UsageMeter } from "effect-llm-stream"
+ *
+ * const program = Effect.gen(function*() {
+ *   yield* LanguageModel.chat("Hello")
+ *   const totals = yield* UsageMeter.snapshot
+ *   return totals.inputTokens + totals.outputTokens
+ * })
+ * // Provide UsageMeter.layer next to the model layer: Layer.mergeAll(model, UsageMeter.layer)
+ * const withMeter = (model: Layer.Layer<LanguageModel.LanguageModel>) => program.pipe(Effect.provide(Layer.mergeAll(model, UsageMeter.layer)))
+ * ```
+ *
  * @since 0.1.0
  */
 import * as Chunk from "effect/Chunk"
@@ -18,7 +32,12 @@ import * as Unwrap from "./internal/unwrap.js"
 import * as StreamChunk from "./StreamChunk.js"
 import * as Usage from "./Usage.js"
 
-/** Counters for one scope (all responses, or one `provider:model`). */
+/**
+ * Counters for one scope (all responses, or one `provider:model`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Counters {
   readonly requests: number
   readonly errors: number
@@ -32,12 +51,20 @@ export interface Counters {
 /**
  * All counters: the totals plus the same per `provider:model`, keyed by the model each service was
  * built with (the requested one), not the model name a response reports.
+ *
+ * @since 0.1.0
+ * @category models
  */
 export interface Totals extends Counters {
   readonly byModel: Readonly<Record<string, Counters>>
 }
 
-/** Counters at zero. */
+/**
+ * Counters at zero.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const zeroCounters: Counters = {
   requests: 0,
   errors: 0,
@@ -48,36 +75,71 @@ export const zeroCounters: Counters = {
   reasoningTokens: 0
 }
 
-/** Totals at zero. */
+/**
+ * Totals at zero.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const emptyTotals: Totals = { ...zeroCounters, byModel: {} }
 
-/** The meter service: a `SubscriptionRef` of {@link Totals}. */
+/**
+ * The meter service: a `SubscriptionRef` of {@link Totals}.
+ *
+ * @since 0.1.0
+ * @category tags
+ */
 export class UsageMeter extends Context.Tag("effect-llm-stream/UsageMeter")<
   UsageMeter,
   { readonly totals: SubscriptionRef.SubscriptionRef<Totals> }
 >() {}
 
-/** Builds a fresh meter (no shared state: each call makes its own ref). */
+/**
+ * Builds a fresh meter (no shared state: each call makes its own ref).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const make: Effect.Effect<UsageMeter["Type"]> = Effect.map(
   SubscriptionRef.make(emptyTotals),
   (totals) => ({ totals })
 )
 
-/** A layer providing a fresh meter. */
+/**
+ * A layer providing a fresh meter.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layer: Layer.Layer<UsageMeter> = Layer.effect(UsageMeter, make)
 
-/** The current totals. */
+/**
+ * The current totals.
+ *
+ * @since 0.1.0
+ * @category accessors
+ */
 export const snapshot: Effect.Effect<Totals, never, UsageMeter> = Effect.flatMap(
   UsageMeter,
   (m) => SubscriptionRef.get(m.totals)
 )
 
-/** The totals now and after every update. */
+/**
+ * The totals now and after every update.
+ *
+ * @since 0.1.0
+ * @category accessors
+ */
 export const changes: Stream.Stream<Totals, never, UsageMeter> = Stream.unwrap(
   Effect.map(UsageMeter, (m) => m.totals.changes)
 )
 
-/** Sets every counter back to zero. */
+/**
+ * Sets every counter back to zero.
+ *
+ * @since 0.1.0
+ * @category accessors
+ */
 export const reset: Effect.Effect<void, never, UsageMeter> = Effect.flatMap(
   UsageMeter,
   (m) => SubscriptionRef.set(m.totals, emptyTotals)
@@ -98,6 +160,9 @@ const addCounters = (c: Counters, usage: Usage.Usage | undefined, failed: boolea
 /**
  * Adds one finished response to totals (pure). Token counts that are not safe non-negative
  * integers add nothing, and every counter saturates at `Number.MAX_SAFE_INTEGER`.
+ *
+ * @since 0.1.0
+ * @category utils
  */
 export const add = (
   totals: Totals,
@@ -109,7 +174,12 @@ export const add = (
   byModel: { ...totals.byModel, [key]: addCounters(totals.byModel[key] ?? zeroCounters, usage, failed) }
 })
 
-/** Records one finished response in the meter. */
+/**
+ * Records one finished response in the meter.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const record = (
   key: string,
   usage: Usage.Usage | undefined,
@@ -135,66 +205,81 @@ const needsMeter = (c: StreamChunk.StreamChunk): boolean =>
  * - `cache-read` / `cache-write` chunks get the meter's running total in `accumulated`.
  *
  * Only chunk batches holding usage, cache or terminal chunks cost an Effect.
+ *
+ * @since 0.1.0
+ * @category combinators
  */
-export const track = (provider: string, model: string) =>
-<E, R>(self: Stream.Stream<StreamChunk.StreamChunk, E, R>): Stream.Stream<StreamChunk.StreamChunk, E, R> =>
-  Unwrap.unwrap(
-    Effect.map(Effect.serviceOption(UsageMeter), (maybe) => {
-      if (Option.isNone(maybe)) return self
-      const meter = maybe.value
-      const key = `${provider}:${model}`
-      let usage: Usage.Usage | undefined = undefined
-      let cacheRead: number | undefined = undefined
-      let cacheWrite: number | undefined = undefined
-      let recorded = false
-      // A provider may report cache use only in cache chunks: the meter must count what they said.
-      const final = (): Usage.Usage | undefined => {
-        if (usage === undefined) {
-          return cacheRead === undefined && cacheWrite === undefined
-            ? undefined
-            : { ...Usage.empty, ...(cacheRead !== undefined ? { cacheReadTokens: cacheRead } : {}), ...(cacheWrite !== undefined ? { cacheWriteTokens: cacheWrite } : {}) }
-        }
-        return {
-          ...usage,
-          ...(usage.cacheReadTokens === undefined && cacheRead !== undefined ? { cacheReadTokens: cacheRead } : {}),
-          ...(usage.cacheWriteTokens === undefined && cacheWrite !== undefined ? { cacheWriteTokens: cacheWrite } : {})
-        }
-      }
-      const recordOnce = (failed: boolean): Effect.Effect<void> =>
-        Effect.suspend(() => {
-          if (recorded) return Effect.void
-          recorded = true
-          return SubscriptionRef.update(meter.totals, (t) => add(t, key, final(), failed))
-        })
-      const step = (totals: Totals | undefined, c: StreamChunk.StreamChunk): Effect.Effect<StreamChunk.StreamChunk> => {
-        switch (c.type) {
-          case "usage":
-            usage = Usage.merge(usage, c.usage)
-            return Effect.succeed(c)
-          case "cache-read": {
-            const n = Usage.count(c.cacheReadTokens) ?? 0
-            cacheRead = n
-            return Effect.succeed(StreamChunk.cacheRead(n, Usage.addCounts(totals?.cacheReadTokens ?? 0, n)))
+export const track =
+  (provider: string, model: string) =>
+  <E, R>(self: Stream.Stream<StreamChunk.StreamChunk, E, R>): Stream.Stream<StreamChunk.StreamChunk, E, R> =>
+    Unwrap.unwrap(
+      Effect.map(Effect.serviceOption(UsageMeter), (maybe) => {
+        if (Option.isNone(maybe)) return self
+        const meter = maybe.value
+        const key = `${provider}:${model}`
+        let usage: Usage.Usage | undefined = undefined
+        let cacheRead: number | undefined = undefined
+        let cacheWrite: number | undefined = undefined
+        let recorded = false
+        // A provider may report cache use only in cache chunks: the meter must count what they said.
+        const final = (): Usage.Usage | undefined => {
+          if (usage === undefined) {
+            return cacheRead === undefined && cacheWrite === undefined
+              ? undefined
+              : {
+                ...Usage.empty,
+                ...(cacheRead !== undefined ? { cacheReadTokens: cacheRead } : {}),
+                ...(cacheWrite !== undefined ? { cacheWriteTokens: cacheWrite } : {})
+              }
           }
-          case "cache-write": {
-            const n = Usage.count(c.cacheWriteTokens) ?? 0
-            cacheWrite = n
-            return Effect.succeed(StreamChunk.cacheWrite(n, Usage.addCounts(totals?.cacheWriteTokens ?? 0, n)))
+          return {
+            ...usage,
+            ...(usage.cacheReadTokens === undefined && cacheRead !== undefined ? { cacheReadTokens: cacheRead } : {}),
+            ...(usage.cacheWriteTokens === undefined && cacheWrite !== undefined
+              ? { cacheWriteTokens: cacheWrite }
+              : {})
           }
-          case "finish":
-          case "error":
-            return Effect.as(recordOnce(c.type === "error"), c)
-          default:
-            return Effect.succeed(c)
         }
-      }
-      return Stream.mapChunksEffect(self, (chunk) => {
-        if (!Chunk.some(chunk, needsMeter)) return Effect.succeed(chunk)
-        return Effect.flatMap(SubscriptionRef.get(meter.totals), (totals) =>
-          Effect.map(Effect.forEach(chunk, (c) => step(totals, c)), Chunk.unsafeFromArray))
-      }).pipe(
-        // Stopped before its terminal chunk: the request was sent all the same.
-        Stream.ensuring(recordOnce(false))
-      )
-    })
-  )
+        const recordOnce = (failed: boolean): Effect.Effect<void> =>
+          Effect.suspend(() => {
+            if (recorded) return Effect.void
+            recorded = true
+            return SubscriptionRef.update(meter.totals, (t) => add(t, key, final(), failed))
+          })
+        const step = (
+          totals: Totals | undefined,
+          c: StreamChunk.StreamChunk
+        ): Effect.Effect<StreamChunk.StreamChunk> => {
+          switch (c.type) {
+            case "usage":
+              usage = Usage.merge(usage, c.usage)
+              return Effect.succeed(c)
+            case "cache-read": {
+              const n = Usage.count(c.cacheReadTokens) ?? 0
+              cacheRead = n
+              return Effect.succeed(StreamChunk.cacheRead(n, Usage.addCounts(totals?.cacheReadTokens ?? 0, n)))
+            }
+            case "cache-write": {
+              const n = Usage.count(c.cacheWriteTokens) ?? 0
+              cacheWrite = n
+              return Effect.succeed(StreamChunk.cacheWrite(n, Usage.addCounts(totals?.cacheWriteTokens ?? 0, n)))
+            }
+            case "finish":
+            case "error":
+              return Effect.as(recordOnce(c.type === "error"), c)
+            default:
+              return Effect.succeed(c)
+          }
+        }
+        return Stream.mapChunksEffect(self, (chunk) => {
+          if (!Chunk.some(chunk, needsMeter)) return Effect.succeed(chunk)
+          return Effect.flatMap(
+            SubscriptionRef.get(meter.totals),
+            (totals) => Effect.map(Effect.forEach(chunk, (c) => step(totals, c)), Chunk.unsafeFromArray)
+          )
+        }).pipe(
+          // Stopped before its terminal chunk: the request was sent all the same.
+          Stream.ensuring(recordOnce(false))
+        )
+      })
+    )

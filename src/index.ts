@@ -1,6 +1,22 @@
 /**
  * effect-llm-stream: one uniform, typed Effect stream of chunks for every LLM provider.
  *
+ * @example
+ * ```ts
+ * import { FetchHttpClient } from "@effect/platform"
+ * import { Effect, Layer, Stream } from "effect"
+ * import { LanguageModel, OpenAiChat, Response, UsageMeter } from "effect-llm-stream"
+ *
+ * const program = LanguageModel.stream("Why is the sky blue?").pipe(
+ *   Stream.tap((chunk) => Effect.sync(() => chunk.type === "text-delta" && process.stdout.write(chunk.delta))),
+ *   Response.collect
+ * )
+ * const runnable = program.pipe(
+ *   Effect.provide(Layer.mergeAll(OpenAiChat.layerConfig({ model: "gpt-4.1-mini" }), UsageMeter.layer)),
+ *   Effect.provide(FetchHttpClient.layer)
+ * )
+ * ```
+ *
  * @since 0.1.0
  */
 export * as ChatRequest from "./ChatRequest.js"
@@ -8,12 +24,12 @@ export * as ContentPart from "./ContentPart.js"
 export * as FinishReason from "./FinishReason.js"
 export * as LanguageModel from "./LanguageModel.js"
 export * as LlmError from "./LlmError.js"
+export * as ProviderOptions from "./ProviderOptions.js"
 export * as Response from "./Response.js"
 export * as StreamChunk from "./StreamChunk.js"
 export * as ToolCall from "./ToolCall.js"
 export * as Usage from "./Usage.js"
 export * as UsageMeter from "./UsageMeter.js"
-export * as ProviderOptions from "./ProviderOptions.js"
 
 /** The Chat Completions provider: OpenAI, Azure OpenAI and the compatible hosts (see its presets). */
 export * as OpenAiChat from "./providers/openai-chat/index.js"

@@ -86,7 +86,10 @@ export const make = (secrets: Iterable<string>): Masker | undefined => {
   const textForms = minimal(list.flatMap(textFormsOf))
   if (textForms.length === 0) return undefined
   const stream = build(textForms, undefined)
-  return build(minimal([...textForms, ...list.filter((s) => s.length >= minSecretLength).flatMap(base64FormsOf)]), stream)
+  return build(
+    minimal([...textForms, ...list.filter((s) => s.length >= minSecretLength).flatMap(base64FormsOf)]),
+    stream
+  )
 }
 
 const build = (forms: ReadonlyArray<string>, stream: Masker | undefined): Masker => {
@@ -103,7 +106,9 @@ const build = (forms: ReadonlyArray<string>, stream: Masker | undefined): Masker
   // Every run of `minSecretLength` characters of every form: a piece of a key left anywhere (a cut,
   // a "****" mask that kept the last characters) is found by its windows.
   const windows = new Set<string>()
-  for (const form of lowered) for (let i = 0; i + minSecretLength <= form.length; i++) windows.add(form.slice(i, i + minSecretLength))
+  for (const form of lowered) {
+    for (let i = 0; i + minSecretLength <= form.length; i++) windows.add(form.slice(i, i + minSecretLength))
+  }
   const cut = (input: string): string => {
     const s = text(input)
     if (s.length < minSecretLength) return s
@@ -129,7 +134,12 @@ const build = (forms: ReadonlyArray<string>, stream: Masker | undefined): Masker
     if (Array.isArray(value)) return value.map((v) => deep(v, depth + 1))
     const out: Record<string, unknown> = {}
     for (const [k, v] of Object.entries(value)) {
-      Object.defineProperty(out, cut(k), { value: deep(v, depth + 1), enumerable: true, writable: true, configurable: true })
+      Object.defineProperty(out, cut(k), {
+        value: deep(v, depth + 1),
+        enumerable: true,
+        writable: true,
+        configurable: true
+      })
     }
     return out
   }

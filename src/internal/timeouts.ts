@@ -18,30 +18,42 @@ export interface Timeouts {
  * which is fine for scripted streams (`TestModel`); the HTTP transport, where it would cost more
  * than the decoding, uses the one-watchdog handoff of `handoff.ts` instead.
  */
-const idle = <E2>(duration: Duration.DurationInput, onTimeout: () => E2) =>
-<A, E, R>(self: Stream.Stream<A, E, R>): Stream.Stream<A, E | E2, R> => Stream.timeoutFail(self, onTimeout, duration)
+const idle =
+  <E2>(duration: Duration.DurationInput, onTimeout: () => E2) =>
+  <A, E, R>(self: Stream.Stream<A, E, R>): Stream.Stream<A, E | E2, R> => Stream.timeoutFail(self, onTimeout, duration)
 
 /** Fails with `onTimeout()` when `self` has not ended after `duration`. */
-const total = <E2>(duration: Duration.DurationInput, onTimeout: () => E2) =>
-<A, E, R>(self: Stream.Stream<A, E, R>): Stream.Stream<A, E | E2, R> =>
-  Stream.interruptWhen(self, Effect.zipRight(Clock.sleep(Duration.decode(duration)), Effect.failSync(onTimeout)))
+const total =
+  <E2>(duration: Duration.DurationInput, onTimeout: () => E2) =>
+  <A, E, R>(self: Stream.Stream<A, E, R>): Stream.Stream<A, E | E2, R> =>
+    Stream.interruptWhen(self, Effect.zipRight(Clock.sleep(Duration.decode(duration)), Effect.failSync(onTimeout)))
 
 const describe = (d: Duration.DurationInput): string => Duration.format(Duration.decode(d))
 
 /** Applies idle and total timeouts with the standard `timeout` errors. */
-export const apply = (timeouts: Timeouts | undefined, provider?: string) =>
-<A, E, R>(self: Stream.Stream<A, E, R>): Stream.Stream<A, E | LlmError.LlmError, R> => {
-  let out: Stream.Stream<A, E | LlmError.LlmError, R> = self
-  const idleLimit = timeouts?.idle
-  if (idleLimit !== undefined && Duration.isFinite(Duration.decode(idleLimit))) {
-    out = idle(idleLimit, () =>
-      LlmError.make({ code: "timeout", message: `Idle timeout: nothing for ${describe(idleLimit)}`, provider }))(out)
+export const apply =
+  (timeouts: Timeouts | undefined, provider?: string) =>
+  <A, E, R>(self: Stream.Stream<A, E, R>): Stream.Stream<A, E | LlmError.LlmError, R> => {
+    let out: Stream.Stream<A, E | LlmError.LlmError, R> = self
+    const idleLimit = timeouts?.idle
+    if (idleLimit !== undefined && Duration.isFinite(Duration.decode(idleLimit))) {
+      out = idle(
+        idleLimit,
+        () => LlmError.make({ code: "timeout", message: `Idle timeout: nothing for ${describe(idleLimit)}`, provider })
+      )(out)
+    }
+    const totalLimit = timeouts?.total
+    // An infinite limit is no limit (and a timer cannot hold one: Node would fire it at once).
+    if (totalLimit !== undefined && Duration.isFinite(Duration.decode(totalLimit))) {
+      out = total(
+        totalLimit,
+        () =>
+          LlmError.make({
+            code: "timeout",
+            message: `Total timeout: the stream took longer than ${describe(totalLimit)}`,
+            provider
+          })
+      )(out)
+    }
+    return out
   }
-  const totalLimit = timeouts?.total
-  // An infinite limit is no limit (and a timer cannot hold one: Node would fire it at once).
-  if (totalLimit !== undefined && Duration.isFinite(Duration.decode(totalLimit))) {
-    out = total(totalLimit, () =>
-      LlmError.make({ code: "timeout", message: `Total timeout: the stream took longer than ${describe(totalLimit)}`, provider }))(out)
-  }
-  return out
-}

@@ -21,5 +21,7 @@ export const unwrap = <A, E, R, E2, R2>(
 export const unwrapScoped = <A, E, R, E2, R2>(
   effect: Effect.Effect<Stream.Stream<A, E, R>, E2, R2>
 ): Stream.Stream<A, E | E2, R | Exclude<R2, Scope.Scope>> =>
-  unwrap(Effect.map(Scope.make(), (scope) =>
-    Stream.ensuringWith(unwrap(Scope.extend(effect, scope)), (exit) => Scope.close(scope, exit))))
+  unwrap(
+    Effect.map(Scope.make(), (scope) =>
+      Stream.ensuringWith(unwrap(Scope.extend(effect, scope)), (exit) => Scope.close(scope, exit)))
+  )

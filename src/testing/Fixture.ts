@@ -2,10 +2,23 @@
  * Wire bytes from recordings: the framing of every provider family (one event payload per line →
  * the bytes the provider would have sent), and deterministic ways to split them into network reads.
  *
+ * @example
+ * ```ts
+ * import { Fixture } from "effect-llm-stream/testing"
+ *
+ * // A recording's event payloads, one per line, as the text an SSE server sends:
+ * const wire: string = Fixture.sseText("openai-chat", ["{\"choices\":[]}", "[DONE]"])
+ * ```
+ *
  * @since 0.1.0
  */
 
-/** The provider families whose recordings can be framed. */
+/**
+ * The provider families whose recordings can be framed.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Family = "openai-chat" | "openai-responses" | "anthropic" | "google" | "bedrock" | "cohere"
 
 const encoder = new TextEncoder()
@@ -22,7 +35,12 @@ const typeOf = (line: string): string => {
   return "message"
 }
 
-/** The SSE text of a recording, per family (not for `bedrock`, which is binary). */
+/**
+ * The SSE text of a recording, per family (not for `bedrock`, which is binary).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const sseText = (family: Exclude<Family, "bedrock">, lines: ReadonlyArray<string>): string => {
   switch (family) {
     case "openai-chat":
@@ -47,14 +65,24 @@ const crcTable = (() => {
   return t
 })()
 
-/** CRC-32 of bytes. */
+/**
+ * CRC-32 of bytes.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const crc32 = (bytes: Uint8Array, start = 0, end = bytes.length): number => {
   let c = 0xffffffff
   for (let i = start; i < end; i++) c = crcTable[(c ^ bytes[i]!) & 0xff]! ^ (c >>> 8)
   return (c ^ 0xffffffff) >>> 0
 }
 
-/** One AWS event-stream frame with string headers and a payload. */
+/**
+ * One AWS event-stream frame with string headers and a payload.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const eventStreamFrame = (headers: Readonly<Record<string, string>>, payload: Uint8Array): Uint8Array => {
   const headerParts: Array<Uint8Array> = []
   for (const [name, value] of Object.entries(headers)) {
@@ -98,11 +126,21 @@ const bedrockBytes = (lines: ReadonlyArray<string>): Uint8Array => {
   return concat(frames)
 }
 
-/** The wire bytes of a recording (one event payload per line), framed as its family sends them. */
+/**
+ * The wire bytes of a recording (one event payload per line), framed as its family sends them.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const frame = (family: Family, lines: ReadonlyArray<string>): Uint8Array =>
   family === "bedrock" ? bedrockBytes(lines) : encoder.encode(sseText(family, lines))
 
-/** Concatenates byte arrays. */
+/**
+ * Concatenates byte arrays.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const concat = (parts: ReadonlyArray<Uint8Array>): Uint8Array => {
   const out = new Uint8Array(parts.reduce((a, p) => a + p.length, 0))
   let at = 0
@@ -113,7 +151,12 @@ export const concat = (parts: ReadonlyArray<Uint8Array>): Uint8Array => {
   return out
 }
 
-/** Splits bytes at the given offsets (sorted, deduplicated, out-of-range ignored). */
+/**
+ * Splits bytes at the given offsets (sorted, deduplicated, out-of-range ignored).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const splitAt = (bytes: Uint8Array, offsets: ReadonlyArray<number>): Array<Uint8Array> => {
   const cuts = [...new Set(offsets)].filter((o) => o > 0 && o < bytes.length).sort((a, b) => a - b)
   const out: Array<Uint8Array> = []
@@ -126,8 +169,13 @@ export const splitAt = (bytes: Uint8Array, offsets: ReadonlyArray<number>): Arra
   return out
 }
 
-/** A small deterministic PRNG (mulberry32), so a random split is reproducible from its seed. */
-export const prng = (seed: number): (() => number) => {
+/**
+ * A small deterministic PRNG (mulberry32), so a random split is reproducible from its seed.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const prng = (seed: number): () => number => {
   let a = seed >>> 0
   return () => {
     a = (a + 0x6d2b79f5) >>> 0
@@ -138,7 +186,12 @@ export const prng = (seed: number): (() => number) => {
   }
 }
 
-/** Splits bytes into reads of random sizes (1 to `maxRead` bytes), reproducibly from `seed`. */
+/**
+ * Splits bytes into reads of random sizes (1 to `maxRead` bytes), reproducibly from `seed`.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const splitRandom = (bytes: Uint8Array, seed: number, maxRead = 64): Array<Uint8Array> => {
   const next = prng(seed)
   const out: Array<Uint8Array> = []

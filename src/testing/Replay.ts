@@ -6,6 +6,19 @@
  * Replies are checked before anything is played: a malformed reply fails the layer with a
  * {@link ReplayError} that says which reply and what is wrong with it.
  *
+ * @example
+ * ```ts
+ * import { Effect, Redacted } from "effect"
+ * import { LanguageModel, OpenAiChat } from "effect-llm-stream"
+ * import { Replay } from "effect-llm-stream/testing"
+ *
+ * const body = "data: {\"id\":\"c1\",\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n"
+ * const answer = LanguageModel.chat("Hello").pipe(
+ *   Effect.provide(OpenAiChat.layer({ model: "m", apiKey: Redacted.make("sk-test-key-123") })),
+ *   Effect.provide(Replay.layer({ body, split: { seed: 7 } })) // the real decoder, random network reads
+ * )
+ * ```
+ *
  * @since 0.1.0
  */
 import * as HttpClient from "@effect/platform/HttpClient"
@@ -21,7 +34,12 @@ import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as Fixture from "./Fixture.js"
 
-/** One scripted HTTP answer. */
+/**
+ * One scripted HTTP answer.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Reply {
   /** HTTP status: an integer from 200 to 599 (default 200). */
   readonly status?: number
@@ -44,7 +62,12 @@ export interface Reply {
   readonly headersAfter?: Duration.DurationInput
 }
 
-/** A request the replay client received. */
+/**
+ * A request the replay client received.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Received {
   readonly method: string
   readonly url: string
@@ -54,10 +77,20 @@ export interface Received {
   readonly body: unknown
 }
 
-/** How replies are chosen: one for every request, a list played in order (the last repeats), or a function. */
+/**
+ * How replies are chosen: one for every request, a list played in order (the last repeats), or a function.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Replies = Reply | ReadonlyArray<Reply> | ((request: Received, n: number) => Reply)
 
-/** The log of received requests, provided next to the client. */
+/**
+ * The log of received requests, provided next to the client.
+ *
+ * @since 0.1.0
+ * @category tags
+ */
 export class ReplayLog extends Context.Tag("effect-llm-stream/ReplayLog")<
   ReplayLog,
   { readonly requests: Effect.Effect<ReadonlyArray<Received>> }
@@ -69,12 +102,20 @@ const decoder = new TextDecoder()
 /**
  * A malformed reply or list of replies, found when the layer is built: the message says which reply
  * and what is wrong with it.
+ *
+ * @since 0.1.0
+ * @category errors
  */
 export class ReplayError extends Schema.TaggedError<ReplayError>("effect-llm-stream/ReplayError")("ReplayError", {
   message: Schema.String
 }) {}
 
-/** The reads of a reply's body, after splitting. */
+/**
+ * The reads of a reply's body, after splitting.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
 export const readsOf = (reply: Reply): ReadonlyArray<Uint8Array> => {
   const body = reply.body
   if (typeof body !== "string" && !(body instanceof Uint8Array)) {
@@ -86,7 +127,16 @@ export const readsOf = (reply: Reply): ReadonlyArray<Uint8Array> => {
   return "at" in split ? Fixture.splitAt(bytes, split.at) : Fixture.splitRandom(bytes, split.seed, split.maxRead)
 }
 
-const fields: ReadonlySet<string> = new Set(["status", "headers", "body", "split", "pace", "stall", "drop", "headersAfter"])
+const fields: ReadonlySet<string> = new Set([
+  "status",
+  "headers",
+  "body",
+  "split",
+  "pace",
+  "stall",
+  "drop",
+  "headersAfter"
+])
 const nullBodyStatuses: ReadonlySet<number> = new Set([204, 205, 304])
 
 const show = (u: unknown): string => {
@@ -111,7 +161,9 @@ const splitProblem = (split: unknown, body: unknown): string | undefined => {
   const shape = "split must be { at: [byte offsets] } or { seed: integer, maxRead?: integer >= 1 }"
   if (!isObject(split)) return `${shape} (got ${show(split)})`
   if ("at" in split) {
-    if (!Array.isArray(split.at)) return `split.at must be an array of integer byte offsets >= 0 (got ${show(split.at)})`
+    if (!Array.isArray(split.at)) {
+      return `split.at must be an array of integer byte offsets >= 0 (got ${show(split.at)})`
+    }
     const bad = split.at.findIndex((o) => !(isInteger(o) && o >= 0))
     return bad < 0 ? undefined : `split.at[${bad}] must be an integer byte offset >= 0 (got ${show(split.at[bad])})`
   }
@@ -138,7 +190,10 @@ const problemOf = (reply: unknown): string | undefined => {
   ) {
     return `body must be a string, bytes (Uint8Array) or an array of reads, each a string or bytes (got ${show(body)})`
   }
-  if (typeof status === "number" && nullBodyStatuses.has(status) && (Array.isArray(body) ? body : [body]).some((r) => r.length > 0)) {
+  if (
+    typeof status === "number" && nullBodyStatuses.has(status) &&
+    (Array.isArray(body) ? body : [body]).some((r) => r.length > 0)
+  ) {
     return `a ${status} response cannot have a body`
   }
   if (reply.headers !== undefined) {
@@ -203,7 +258,9 @@ const pick = (replies: Replies, request: Received, n: number): Either.Either<Rep
     try {
       reply = replies(request, n)
     } catch (e) {
-      return Either.left(`Replay: the reply function threw for request ${n + 1}: ${e instanceof Error ? e.message : String(e)}`)
+      return Either.left(
+        `Replay: the reply function threw for request ${n + 1}: ${e instanceof Error ? e.message : String(e)}`
+      )
     }
     const problem = problemOf(reply)
     return problem === undefined ? Either.right(reply as Reply) : Either.left(malformed(`reply ${n + 1}`, problem))
@@ -255,13 +312,18 @@ const headersOf = (h: Readonly<Record<string, unknown>>): Record<string, string>
  * malformed one (or a function that throws) answers HTTP 400 with the message, which the provider
  * turns into an `invalid_request` error chunk such as "Replay: reply 2 is malformed: status must be
  * an integer from 200 to 599 (got 42)", without a retry.
+ *
+ * @since 0.1.0
+ * @category constructors
  */
 export const make = (
   replies: Replies
 ): Effect.Effect<{ readonly client: HttpClient.HttpClient; readonly log: ReplayLog["Type"] }, ReplayError> =>
   Effect.suspend(() => {
     const problem = check(replies)
-    return problem === undefined ? Ref.make<ReadonlyArray<Received>>([]) : Effect.fail(new ReplayError({ message: problem }))
+    return problem === undefined
+      ? Ref.make<ReadonlyArray<Received>>([])
+      : Effect.fail(new ReplayError({ message: problem }))
   }).pipe(Effect.map((log) => {
     const client = HttpClient.make((request, url) =>
       Effect.gen(function*() {
@@ -272,30 +334,58 @@ export const make = (
         } catch {
           // a non-JSON body is recorded as its text
         }
-        const received: Received = { method: request.method, url: url.toString(), headers: headersOf(request.headers), body: parsed }
+        const received: Received = {
+          method: request.method,
+          url: url.toString(),
+          headers: headersOf(request.headers),
+          body: parsed
+        }
         const n = yield* Ref.modify(log, (all) => [all.length, [...all, received]])
         const reply = Either.getOrElse(pick(replies, received, n), refusal)
         if (reply.headersAfter !== undefined) yield* Effect.sleep(reply.headersAfter)
         const status = reply.status ?? 200
         const readable = nullBodyStatuses.has(status) ? null : yield* Stream.toReadableStreamEffect(bodyStream(reply))
-        const web = new Response(readable, { status, headers: { "content-type": "text/event-stream", ...reply.headers } })
+        const web = new Response(readable, {
+          status,
+          headers: { "content-type": "text/event-stream", ...reply.headers }
+        })
         return HttpClientResponse.fromWeb(request, web)
       })
     )
     return { client, log: { requests: Ref.get(log) } }
   }))
 
-/** A layer providing the replaying `HttpClient` and its {@link ReplayLog}; fails with {@link ReplayError} on a malformed reply. */
+/**
+ * A layer providing the replaying `HttpClient` and its {@link ReplayLog}; fails with {@link ReplayError} on a malformed reply.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layer = (replies: Replies): Layer.Layer<HttpClient.HttpClient | ReplayLog, ReplayError> =>
   Layer.effectContext(
-    Effect.map(make(replies), ({ client, log }) =>
-      Context.make(HttpClient.HttpClient, client).pipe(Context.add(ReplayLog, log)))
+    Effect.map(
+      make(replies),
+      ({ client, log }) => Context.make(HttpClient.HttpClient, client).pipe(Context.add(ReplayLog, log))
+    )
   )
 
-/** The requests the replay client in the context has received. */
-export const requests: Effect.Effect<ReadonlyArray<Received>, never, ReplayLog> = Effect.flatMap(ReplayLog, (l) => l.requests)
+/**
+ * The requests the replay client in the context has received.
+ *
+ * @since 0.1.0
+ * @category accessors
+ */
+export const requests: Effect.Effect<ReadonlyArray<Received>, never, ReplayLog> = Effect.flatMap(
+  ReplayLog,
+  (l) => l.requests
+)
 
-/** A recording made by `npm run record`: the response's reads with their original boundaries and timing. */
+/**
+ * A recording made by `npm run record`: the response's reads with their original boundaries and timing.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Recording {
   readonly version: 1
   readonly provider: string
@@ -305,7 +395,12 @@ export interface Recording {
   readonly reads: ReadonlyArray<{ readonly atMs: number; readonly base64: string }>
 }
 
-/** A reply that plays a recording back exactly: same reads, same gaps between them. */
+/**
+ * A reply that plays a recording back exactly: same reads, same gaps between them.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const fromRecording = (recording: Recording): Reply => {
   let prev = 0
   const pace: Array<Duration.DurationInput> = []

@@ -3,6 +3,23 @@
  * for end-to-end tests over real sockets, the demo and the benchmarks. It records what it received and
  * when each connection closed, so a test can prove that stopping a consumer aborts the request.
  *
+ * @example
+ * ```ts
+ * import { FetchHttpClient } from "@effect/platform"
+ * import { Effect } from "effect"
+ * import { LanguageModel, OpenAiChat } from "effect-llm-stream"
+ * import { ReplayServer } from "effect-llm-stream/testing"
+ *
+ * const program = Effect.gen(function*() {
+ *   const server = yield* ReplayServer.make({
+ *     "/v1/chat/completions": { reads: ["data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"}}]}\n\n", "data: [DONE]\n\n"] }
+ *   })
+ *   return yield* LanguageModel.chat("Hello").pipe(
+ *     Effect.provide(OpenAiChat.layer({ preset: "ollama", model: "m", baseUrl: `${server.url}/v1` }))
+ *   )
+ * }).pipe(Effect.scoped, Effect.provide(FetchHttpClient.layer))
+ * ```
+ *
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
@@ -10,7 +27,12 @@ import type * as Scope from "effect/Scope"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 
-/** What a route answers. */
+/**
+ * What a route answers.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Route {
   readonly status?: number
   readonly headers?: Readonly<Record<string, string>>
@@ -22,7 +44,12 @@ export interface Route {
   readonly stall?: boolean
 }
 
-/** A request the server received. */
+/**
+ * A request the server received.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Received {
   readonly path: string
   readonly headers: Readonly<Record<string, string | Array<string> | undefined>>
@@ -35,7 +62,12 @@ export interface Received {
   completed: boolean
 }
 
-/** A running replay server. */
+/**
+ * A running replay server.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Server {
   /** `http://127.0.0.1:<port>` */
   readonly url: string
@@ -44,10 +76,20 @@ export interface Server {
   readonly close: () => Promise<void>
 }
 
-/** Routes by path; a function receives the request body and may choose per request. */
+/**
+ * Routes by path; a function receives the request body and may choose per request.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type Routes = Readonly<Record<string, Route | ((body: string, n: number) => Route)>>
 
-/** Starts a server (a plain Promise, for scripts and benchmarks). */
+/**
+ * Starts a server (a plain Promise, for scripts and benchmarks).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const start = (routes: Routes): Promise<Server> =>
   new Promise((resolve, reject) => {
     const requests: Array<Received> = []
@@ -108,6 +150,11 @@ export const start = (routes: Routes): Promise<Server> =>
     })
   })
 
-/** Starts a server for the life of the scope. */
+/**
+ * Starts a server for the life of the scope.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const make = (routes: Routes): Effect.Effect<Server, never, Scope.Scope> =>
   Effect.acquireRelease(Effect.promise(() => start(routes)), (server) => Effect.promise(() => server.close()))

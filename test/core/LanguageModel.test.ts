@@ -11,11 +11,11 @@ import * as Stream from "effect/Stream"
 import * as LanguageModel from "../../src/LanguageModel.js"
 import * as LlmError from "../../src/LlmError.js"
 import * as OpenAiChat from "../../src/providers/openai-chat/index.js"
-import * as Replay from "../../src/testing/Replay.js"
-import * as UsageMeter from "../../src/UsageMeter.js"
 import type * as Response from "../../src/Response.js"
 import * as StreamChunk from "../../src/StreamChunk.js"
+import * as Replay from "../../src/testing/Replay.js"
 import * as TestModel from "../../src/testing/TestModel.js"
+import * as UsageMeter from "../../src/UsageMeter.js"
 
 const collect = (stream: Stream.Stream<StreamChunk.StreamChunk>) => Effect.map(Stream.runCollect(stream), Chunk.toArray)
 
@@ -71,7 +71,12 @@ describe("LanguageModel.chat", () => {
       const error = yield* Effect.flip(LanguageModel.chat("hi"))
       expect(error).toBeInstanceOf(LlmError.LlmError)
       expect(error._tag).toBe("LlmError")
-      expect(LlmError.toInfo(error)).toStrictEqual({ code: "overloaded", message: "busy", status: 529, retryable: true })
+      expect(LlmError.toInfo(error)).toStrictEqual({
+        code: "overloaded",
+        message: "busy",
+        status: 529,
+        retryable: true
+      })
       expect(error.response).toStrictEqual(partialResponse)
     }).pipe(Effect.provide(TestModel.layer({ responses: [partial] }))))
 
@@ -106,7 +111,8 @@ describe("LanguageModel.make", () => {
       const service = LanguageModel.make({
         provider: "mine",
         model: "m1",
-        stream: () => Stream.make(StreamChunk.toolCallDelta(0, "", { id: "c1", name: "lookup" }), call, StreamChunk.finish("stop"))
+        stream: () =>
+          Stream.make(StreamChunk.toolCallDelta(0, "", { id: "c1", name: "lookup" }), call, StreamChunk.finish("stop"))
       })
       expect(yield* collect(service.stream("q"))).toStrictEqual([
         { type: "tool-call-delta", index: 0, argumentsDelta: "", id: "c1", name: "lookup" },
@@ -207,7 +213,12 @@ describe("LanguageModel.withFallback", () => {
       expect(yield* b.recorder.requests).toStrictEqual([question])
       expect(yield* c.recorder.requests).toStrictEqual([question])
       const chat = yield* Effect.flip(LanguageModel.chatWith(LanguageModel.withFallback(a.model, b.model), "again"))
-      expect(LlmError.toInfo(chat)).toStrictEqual({ code: "overloaded", message: "b busy", status: 529, retryable: true })
+      expect(LlmError.toInfo(chat)).toStrictEqual({
+        code: "overloaded",
+        message: "b busy",
+        status: 529,
+        retryable: true
+      })
       expect(chat.response?.metadata).toStrictEqual({ provider: "b", model: "mb" })
     }))
 
@@ -223,13 +234,20 @@ describe("LanguageModel.withFallback names the model that answered, first", () =
     TestModel.make({
       provider,
       model,
-      responses: [[StreamChunk.metadata(provider, model), TestModel.fail(LlmError.make({ code: "overloaded", message: "busy" }))]]
+      responses: [[
+        StreamChunk.metadata(provider, model),
+        TestModel.fail(LlmError.make({ code: "overloaded", message: "busy" }))
+      ]]
     })
 
   it.effect("a fallback that sends no metadata: metadata(provider, model) of its service comes first", () =>
     Effect.gen(function*() {
       const a = yield* failing("a", "ma")
-      const b = yield* TestModel.make({ provider: "b", model: "mb", responses: [[StreamChunk.textDelta("hi"), StreamChunk.finish("stop")]] })
+      const b = yield* TestModel.make({
+        provider: "b",
+        model: "mb",
+        responses: [[StreamChunk.textDelta("hi"), StreamChunk.finish("stop")]]
+      })
       expect(yield* collect(LanguageModel.withFallback(a.model, b.model).stream("q"))).toStrictEqual([
         { type: "metadata", provider: "b", model: "mb" },
         { type: "text-delta", delta: "hi" },
@@ -261,7 +279,11 @@ describe("LanguageModel.withFallback names the model that answered, first", () =
 
   it.effect("the primary answering without metadata is named too", () =>
     Effect.gen(function*() {
-      const a = yield* TestModel.make({ provider: "a", model: "ma", responses: [[StreamChunk.textDelta("x"), StreamChunk.finish("stop")]] })
+      const a = yield* TestModel.make({
+        provider: "a",
+        model: "ma",
+        responses: [[StreamChunk.textDelta("x"), StreamChunk.finish("stop")]]
+      })
       const b = yield* failing("b", "mb")
       expect(yield* collect(LanguageModel.withFallback(a.model, b.model).stream("q"))).toStrictEqual([
         { type: "metadata", provider: "a", model: "ma" },
@@ -349,13 +371,19 @@ describe("LanguageModel.fallback (layers)", () => {
 
   it.effect("fails with a layer's error when one cannot be built", () =>
     Effect.gen(function*() {
-      const error = yield* Effect.flip(LanguageModel.chat("q").pipe(
-        Effect.provide(LanguageModel.fallback(answers("t", "mt", "x"), OpenAiChat.layerConfig({ model: "gpt-4.1-mini" }))),
-        Effect.provide(Replay.layer({ body: "" })),
-        Effect.withConfigProvider(ConfigProvider.fromMap(new Map()))
-      ))
+      const error = yield* Effect.flip(
+        LanguageModel.chat("q").pipe(
+          Effect.provide(
+            LanguageModel.fallback(answers("t", "mt", "x"), OpenAiChat.layerConfig({ model: "gpt-4.1-mini" }))
+          ),
+          Effect.provide(Replay.layer({ body: "" })),
+          Effect.withConfigProvider(ConfigProvider.fromMap(new Map()))
+        )
+      )
       expect(ConfigError.isConfigError(error)).toBe(true)
-      expect(ConfigError.isConfigError(error) && ConfigError.isMissingData(error) && error.path).toStrictEqual(["OPENAI_API_KEY"])
+      expect(ConfigError.isConfigError(error) && ConfigError.isMissingData(error) && error.path).toStrictEqual([
+        "OPENAI_API_KEY"
+      ])
     }))
 
   it.effect("layers the models share are built once", () =>
@@ -385,7 +413,15 @@ describe("LanguageModel.fallback (layers)", () => {
       expect(chunks).toStrictEqual([
         { type: "metadata", provider: "groq", model: "llama-3.3-70b-versatile", responseId: "chatcmpl-g1" },
         { type: "text-delta", delta: "Hi" },
-        { type: "usage", usage: { inputTokens: 3, outputTokens: 1, totalTokens: 4, raw: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 } } },
+        {
+          type: "usage",
+          usage: {
+            inputTokens: 3,
+            outputTokens: 1,
+            totalTokens: 4,
+            raw: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 }
+          }
+        },
         { type: "finish", reason: "stop", rawReason: "stop" }
       ])
       expect((yield* Replay.requests).map((r) => r.url)).toStrictEqual([
@@ -401,14 +437,27 @@ describe("LanguageModel.fallback (layers)", () => {
     }).pipe(
       Effect.provide(Layer.merge(
         LanguageModel.fallback(
-          OpenAiChat.layer({ model: "gpt-4.1-mini", apiKey: Redacted.make("sk-a"), baseUrl: "http://openai.invalid/v1" }),
-          OpenAiChat.layer({ preset: "groq", model: "llama-3.3-70b-versatile", apiKey: Redacted.make("gsk-b"), baseUrl: "http://groq.invalid/v1" })
+          OpenAiChat.layer({
+            model: "gpt-4.1-mini",
+            apiKey: Redacted.make("sk-a"),
+            baseUrl: "http://openai.invalid/v1"
+          }),
+          OpenAiChat.layer({
+            preset: "groq",
+            model: "llama-3.3-70b-versatile",
+            apiKey: Redacted.make("gsk-b"),
+            baseUrl: "http://groq.invalid/v1"
+          })
         ),
         UsageMeter.layer
       )),
       Effect.provide(Replay.layer((request) =>
         request.url.startsWith("http://openai.invalid")
-          ? { status: 401, headers: { "content-type": "application/json" }, body: "{\"error\":{\"message\":\"bad key\",\"code\":\"invalid_api_key\"}}" }
+          ? {
+            status: 401,
+            headers: { "content-type": "application/json" },
+            body: "{\"error\":{\"message\":\"bad key\",\"code\":\"invalid_api_key\"}}"
+          }
           : {
             body: [
               "data: {\"id\":\"chatcmpl-g1\",\"model\":\"llama-3.3-70b-versatile\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"},\"finish_reason\":null}]}",

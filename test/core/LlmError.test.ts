@@ -58,9 +58,9 @@ describe("LlmError.info scrubs and caps", () => {
   })
 
   it("scrubs a body's strings where they stand, so a quoted bearer token cannot break its JSON", () => {
-    const body = { error: { message: 'Invalid Authorization header "Bearer abc"', "Bearer xyz": 1 } }
+    const body = { error: { message: "Invalid Authorization header \"Bearer abc\"", "Bearer xyz": 1 } }
     expect(LlmError.capDetails(body)).toStrictEqual({
-      error: { message: 'Invalid Authorization header "Bearer [redacted]"', "Bearer [redacted]": 1 }
+      error: { message: "Invalid Authorization header \"Bearer [redacted]\"", "Bearer [redacted]": 1 }
     })
   })
 })

@@ -17,7 +17,12 @@ const jsonParseError = (s: string): string => {
   throw new Error(`expected ${s} not to parse`)
 }
 
-const source: ContentPart.ContentPart = { type: "source", sourceType: "url", url: "https://example.com", title: "Example" }
+const source: ContentPart.ContentPart = {
+  type: "source",
+  sourceType: "url",
+  url: "https://example.com",
+  title: "Example"
+}
 const preview: ContentPart.ContentPart = { type: "image", mediaType: "image/png", data: "iVBOR" }
 const refusal: ContentPart.ContentPart = { type: "refusal", text: "I won't share that." }
 const serverCall = { index: 2, id: "srv_1", name: "lookup", arguments: { q: "x" }, rawArguments: "{\"q\":\"x\"}" }
@@ -222,7 +227,9 @@ describe("Response", () => {
     fc.assert(
       fc.property(fc.array(Arb.chunk, { maxLength: 30 }), fc.integer({ min: 1, max: 8 }), (raw, size) => {
         const chunks = Arb.withConsistentAccumulation(raw)
-        const viaSink = Effect.runSync(Stream.run(Stream.fromIterable(chunks).pipe(Stream.rechunk(size)), Response.sink))
+        const viaSink = Effect.runSync(
+          Stream.run(Stream.fromIterable(chunks).pipe(Stream.rechunk(size)), Response.sink)
+        )
         expect(viaSink).toStrictEqual(Response.fromChunks(chunks))
       }),
       { numRuns: 200 }

@@ -97,7 +97,11 @@ describe("normalizeFinishReason", () => {
   })
 
   it("finishFromRaw keeps the raw reason", () => {
-    expect(StreamChunk.finishFromRaw("end_turn")).toStrictEqual({ type: "finish", reason: "stop", rawReason: "end_turn" })
+    expect(StreamChunk.finishFromRaw("end_turn")).toStrictEqual({
+      type: "finish",
+      reason: "stop",
+      rawReason: "end_turn"
+    })
     expect(StreamChunk.finishFromRaw("MAX_TOKENS")).toStrictEqual({
       type: "finish",
       reason: "length",
@@ -210,11 +214,27 @@ describe("validate", () => {
     }, "tool-call chunks must have a non-empty name"],
     ["metadata without a provider", { type: "metadata", model: "m" }, "metadata chunks must name a provider"],
     ["metadata with an empty provider", { type: "metadata", provider: "" }, "metadata chunks must name a provider"],
-    ["reasoning delta without accumulated", { type: "reasoning-delta", delta: "x" }, "reasoning-delta chunks must have string delta and accumulated"],
+    [
+      "reasoning delta without accumulated",
+      { type: "reasoning-delta", delta: "x" },
+      "reasoning-delta chunks must have string delta and accumulated"
+    ],
     ["reasoning without text", { type: "reasoning", signature: "s" }, "reasoning chunks must have string text"],
-    ["tool-call delta with a negative index", { type: "tool-call-delta", index: -1, argumentsDelta: "" }, "tool-call-delta chunks must have a non-negative integer index"],
-    ["tool-call delta with a fractional index", { type: "tool-call-delta", index: 1.5, argumentsDelta: "" }, "tool-call-delta chunks must have a non-negative integer index"],
-    ["tool-call delta without argumentsDelta", { type: "tool-call-delta", index: 0 }, "tool-call-delta chunks must have a string argumentsDelta"],
+    [
+      "tool-call delta with a negative index",
+      { type: "tool-call-delta", index: -1, argumentsDelta: "" },
+      "tool-call-delta chunks must have a non-negative integer index"
+    ],
+    [
+      "tool-call delta with a fractional index",
+      { type: "tool-call-delta", index: 1.5, argumentsDelta: "" },
+      "tool-call-delta chunks must have a non-negative integer index"
+    ],
+    [
+      "tool-call delta without argumentsDelta",
+      { type: "tool-call-delta", index: 0 },
+      "tool-call-delta chunks must have a string argumentsDelta"
+    ],
     ["tool call without toolCall", { type: "tool-call" }, "tool-call chunks must carry a toolCall"],
     ["tool call without an id", {
       type: "tool-call",
@@ -233,7 +253,11 @@ describe("validate", () => {
       toolCall: { index: 0, id: "c", name: "f", arguments: {} }
     }, "tool-call chunks must have string rawArguments"],
     ["content part without a part", { type: "content-part" }, "content-part chunks must carry a typed part"],
-    ["content part with an untyped part", { type: "content-part", part: { url: "u" } }, "content-part chunks must carry a typed part"],
+    [
+      "content part with an untyped part",
+      { type: "content-part", part: { url: "u" } },
+      "content-part chunks must carry a typed part"
+    ],
     ["usage without usage", { type: "usage" }, "usage chunks must carry a usage object"],
     ["usage with a negative count", {
       type: "usage",
@@ -251,14 +275,42 @@ describe("validate", () => {
       type: "usage",
       usage: { inputTokens: 0, outputTokens: 0, totalTokens: 1e308 }
     }, "usage chunks must have non-negative integer inputTokens, outputTokens and totalTokens"],
-    ["tool-call delta with an index past 2^53", { type: "tool-call-delta", index: 2 ** 53, argumentsDelta: "" }, "tool-call-delta chunks must have a non-negative integer index"],
-    ["cache read with a fractional count", { type: "cache-read", cacheReadTokens: 0.5, accumulated: 1 }, "cache-read chunks must have non-negative integer cacheReadTokens and accumulated"],
-    ["cache read without accumulated", { type: "cache-read", cacheReadTokens: 3 }, "cache-read chunks must have non-negative integer cacheReadTokens and accumulated"],
-    ["cache write with NaN", { type: "cache-write", cacheWriteTokens: Number.NaN, accumulated: 0 }, "cache-write chunks must have non-negative integer cacheWriteTokens and accumulated"],
-    ["finish with a raw reason", { type: "finish", reason: "end_turn" }, "finish chunks must have a reason among stop, length, tool_calls, content_filter, error"],
+    [
+      "tool-call delta with an index past 2^53",
+      { type: "tool-call-delta", index: 2 ** 53, argumentsDelta: "" },
+      "tool-call-delta chunks must have a non-negative integer index"
+    ],
+    [
+      "cache read with a fractional count",
+      { type: "cache-read", cacheReadTokens: 0.5, accumulated: 1 },
+      "cache-read chunks must have non-negative integer cacheReadTokens and accumulated"
+    ],
+    [
+      "cache read without accumulated",
+      { type: "cache-read", cacheReadTokens: 3 },
+      "cache-read chunks must have non-negative integer cacheReadTokens and accumulated"
+    ],
+    [
+      "cache write with NaN",
+      { type: "cache-write", cacheWriteTokens: Number.NaN, accumulated: 0 },
+      "cache-write chunks must have non-negative integer cacheWriteTokens and accumulated"
+    ],
+    [
+      "finish with a raw reason",
+      { type: "finish", reason: "end_turn" },
+      "finish chunks must have a reason among stop, length, tool_calls, content_filter, error"
+    ],
     ["error without error", { type: "error" }, "error chunks must carry an error object"],
-    ["error with an unknown code", { type: "error", error: { code: "oops", message: "m", retryable: false } }, "error chunks must have a known error code"],
-    ["error without a message", { type: "error", error: { code: "server", retryable: true } }, "error chunks must have a string message"],
+    [
+      "error with an unknown code",
+      { type: "error", error: { code: "oops", message: "m", retryable: false } },
+      "error chunks must have a known error code"
+    ],
+    [
+      "error without a message",
+      { type: "error", error: { code: "server", retryable: true } },
+      "error chunks must have a string message"
+    ],
     ["an unknown type", { type: "banana" }, "unknown chunk type: banana"],
     ["a chunk without a type", { delta: "x" }, "unknown chunk type: undefined"],
     ["a non-object", "text-delta", "a chunk must be an object"],
@@ -296,7 +348,11 @@ describe("constructors", () => {
       responseId: "msg_1"
     })
     expect(StreamChunk.textDelta("Hello")).toStrictEqual({ type: "text-delta", delta: "Hello" })
-    expect(StreamChunk.reasoningDelta("b", "ab")).toStrictEqual({ type: "reasoning-delta", delta: "b", accumulated: "ab" })
+    expect(StreamChunk.reasoningDelta("b", "ab")).toStrictEqual({
+      type: "reasoning-delta",
+      delta: "b",
+      accumulated: "ab"
+    })
     expect(StreamChunk.reasoning("why")).toStrictEqual({ type: "reasoning", text: "why" })
     expect(StreamChunk.reasoning("why", { signature: "sig" })).toStrictEqual({
       type: "reasoning",
@@ -339,10 +395,23 @@ describe("constructors", () => {
   it("error accepts error data or an LlmError (dropping its attached response)", () => {
     const info = { code: "rate_limit" as const, message: "slow down", retryable: true, status: 429 }
     expect(StreamChunk.error(info)).toStrictEqual({ type: "error", error: info })
-    const e = LlmError.make({ code: "overloaded", message: "busy", status: 529, provider: "anthropic", requestId: "r1" })
+    const e = LlmError.make({
+      code: "overloaded",
+      message: "busy",
+      status: 529,
+      provider: "anthropic",
+      requestId: "r1"
+    })
     expect(StreamChunk.error(e)).toStrictEqual({
       type: "error",
-      error: { code: "overloaded", message: "busy", status: 529, retryable: true, provider: "anthropic", requestId: "r1" }
+      error: {
+        code: "overloaded",
+        message: "busy",
+        status: 529,
+        retryable: true,
+        provider: "anthropic",
+        requestId: "r1"
+      }
     })
   })
 })
@@ -424,7 +493,9 @@ describe("JSON", () => {
     expect(result).toStrictEqual(
       Either.left("line 3: { readonly type: \"text-delta\"; readonly delta: string }\n└─ [\"delta\"]\n   └─ is missing")
     )
-    expect(StreamChunk.decodeJson(JSON.stringify({ type: "nope" }))).toStrictEqual(Either.left("unknown chunk type: \"nope\""))
+    expect(StreamChunk.decodeJson(JSON.stringify({ type: "nope" }))).toStrictEqual(
+      Either.left("unknown chunk type: \"nope\"")
+    )
     expect(StreamChunk.decodeJsonLines([StreamChunk.encodeJson(StreamChunk.textDelta("a")), ""])).toStrictEqual(
       Either.right([StreamChunk.textDelta("a")])
     )
@@ -436,7 +507,9 @@ describe("JSON", () => {
         const chunks = Arb.withConsistentAccumulation(raw)
         const lines = chunks.map(StreamChunk.encodeJson)
         chunks.forEach((c, i) => {
-          if (c.type === "reasoning-delta") expect(Object.keys(JSON.parse(lines[i]) as object)).toStrictEqual(["type", "delta"])
+          if (c.type === "reasoning-delta") {
+            expect(Object.keys(JSON.parse(lines[i]) as object)).toStrictEqual(["type", "delta"])
+          }
         })
         expect(StreamChunk.decodeJsonLines(lines)).toStrictEqual(Either.right(chunks))
       }),
@@ -456,9 +529,12 @@ describe("JSON text: decodeJsonLines of a whole text, decodeJsonStream of text p
     StreamChunk.finish("tool_calls", "tool_calls")
   ]
   const ndjson = chunks.map((c) => StreamChunk.encodeJson(c) + "\n").join("")
-  const sse = ": keep-alive\r\n\r\n" + chunks.map((c) => `event: chunk\r\nid: 1\r\ndata: ${StreamChunk.encodeJson(c)}\r\n\r\n`).join("")
+  const sse = ": keep-alive\r\n\r\n" +
+    chunks.map((c) => `event: chunk\r\nid: 1\r\ndata: ${StreamChunk.encodeJson(c)}\r\n\r\n`).join("")
   const decodeText = (pieces: ReadonlyArray<string>) =>
-    Effect.either(Effect.map(Stream.runCollect(StreamChunk.decodeJsonStream(Stream.fromIterable(pieces))), Chunk.toArray))
+    Effect.either(
+      Effect.map(Stream.runCollect(StreamChunk.decodeJsonStream(Stream.fromIterable(pieces))), Chunk.toArray)
+    )
   /** Cuts text at the given offsets. */
   const cut = (text: string, at: ReadonlyArray<number>): Array<string> => {
     const out: Array<string> = []
@@ -475,23 +551,28 @@ describe("JSON text: decodeJsonLines of a whole text, decodeJsonStream of text p
     expect(StreamChunk.decodeJsonLines(ndjson)).toStrictEqual(Either.right(chunks))
     const mixed = chunks.map(StreamChunk.encodeJson).join("\r\n\r\n") + "\r" + "\n\n"
     expect(StreamChunk.decodeJsonLines(mixed)).toStrictEqual(Either.right(chunks))
-    expect(StreamChunk.decodeJsonLines(chunks.map(StreamChunk.encodeJson).join("\r"))).toStrictEqual(Either.right(chunks))
-    expect(StreamChunk.decodeJsonLines("")).toStrictEqual(Either.right([]))
-    expect(StreamChunk.decodeJsonLines(`${StreamChunk.encodeJson(StreamChunk.textDelta("a"))}\n\noops\n`)).toStrictEqual(
-      Either.left(`line 3: not JSON: ${jsonParseError("oops")}`)
+    expect(StreamChunk.decodeJsonLines(chunks.map(StreamChunk.encodeJson).join("\r"))).toStrictEqual(
+      Either.right(chunks)
     )
+    expect(StreamChunk.decodeJsonLines("")).toStrictEqual(Either.right([]))
+    expect(StreamChunk.decodeJsonLines(`${StreamChunk.encodeJson(StreamChunk.textDelta("a"))}\n\noops\n`))
+      .toStrictEqual(
+        Either.left(`line 3: not JSON: ${jsonParseError("oops")}`)
+      )
   })
 
   it("decodeJsonLines reads SSE data lines, as text or as lines", () => {
     expect(StreamChunk.decodeJsonLines(sse)).toStrictEqual(Either.right(chunks))
     expect(StreamChunk.decodeJsonLines(sse.split("\r\n"))).toStrictEqual(Either.right(chunks))
     // one chunk's JSON over several data lines, joined with a line break; the last event needs no blank line
-    expect(StreamChunk.decodeJsonLines("data: {\"type\":\ndata:  \"text-delta\",\ndata:\"delta\":\"x\"}")).toStrictEqual(
-      Either.right([StreamChunk.textDelta("x")])
-    )
-    expect(StreamChunk.decodeJsonLines("data: {\"type\":\"text-delta\",\"delta\":\"a\"}\n\n\ndata: [DONE]\n\n")).toStrictEqual(
-      Either.left(`line 4: not JSON: ${jsonParseError("[DONE]")}`)
-    )
+    expect(StreamChunk.decodeJsonLines("data: {\"type\":\ndata:  \"text-delta\",\ndata:\"delta\":\"x\"}"))
+      .toStrictEqual(
+        Either.right([StreamChunk.textDelta("x")])
+      )
+    expect(StreamChunk.decodeJsonLines("data: {\"type\":\"text-delta\",\"delta\":\"a\"}\n\n\ndata: [DONE]\n\n"))
+      .toStrictEqual(
+        Either.left(`line 4: not JSON: ${jsonParseError("[DONE]")}`)
+      )
   })
 
   it.effect("decodeJsonStream reads NDJSON and SSE text cut at every offset", () =>
@@ -511,7 +592,8 @@ describe("JSON text: decodeJsonLines of a whole text, decodeJsonStream of text p
       const bytes = new TextEncoder().encode(emoji.map((c) => `data: ${StreamChunk.encodeJson(c)}\n\n`).join(""))
       for (let i = 0; i <= bytes.length; i++) {
         const reads = Stream.make(bytes.slice(0, i), bytes.slice(i))
-        expect(Chunk.toArray(yield* Stream.runCollect(StreamChunk.decodeJsonStream(Stream.decodeText(reads))))).toStrictEqual(emoji)
+        expect(Chunk.toArray(yield* Stream.runCollect(StreamChunk.decodeJsonStream(Stream.decodeText(reads)))))
+          .toStrictEqual(emoji)
       }
     }))
 
@@ -524,7 +606,9 @@ describe("JSON text: decodeJsonLines of a whole text, decodeJsonStream of text p
         fc.array(fc.nat(), { maxLength: 8 }),
         (raw, eol, asSse, offsets) => {
           const expected = Arb.withConsistentAccumulation(raw)
-          const text = expected.map((c) => asSse ? `data: ${StreamChunk.encodeJson(c)}${eol}${eol}` : StreamChunk.encodeJson(c) + eol).join("")
+          const text = expected.map((c) =>
+            asSse ? `data: ${StreamChunk.encodeJson(c)}${eol}${eol}` : StreamChunk.encodeJson(c) + eol
+          ).join("")
           const pieces = cut(text, offsets.map((o) => o % (text.length + 1)))
           expect(Effect.runSync(decodeText(pieces))).toStrictEqual(Either.right(expected))
         }
@@ -536,7 +620,9 @@ describe("JSON text: decodeJsonLines of a whole text, decodeJsonStream of text p
   it.effect("a bad line fails decodeJsonStream with a protocol LlmError naming it, after the chunks before it", () =>
     Effect.gen(function*() {
       const seen: Array<StreamChunk.StreamChunk> = []
-      const text = `${StreamChunk.encodeJson(StreamChunk.textDelta("a"))}\n\n{"type":"text-delta"}\n${StreamChunk.encodeJson(StreamChunk.finish("stop"))}\n`
+      const text = `${StreamChunk.encodeJson(StreamChunk.textDelta("a"))}\n\n{"type":"text-delta"}\n${
+        StreamChunk.encodeJson(StreamChunk.finish("stop"))
+      }\n`
       const error = yield* Effect.flip(
         Stream.runForEach(StreamChunk.decodeJsonStream(Stream.make(text)), (c) => Effect.sync(() => seen.push(c)))
       )
@@ -550,7 +636,10 @@ describe("JSON text: decodeJsonLines of a whole text, decodeJsonStream of text p
       // through ensureTerminal, the same failure is the terminal error chunk
       const guarded = yield* runAll(StreamChunk.decodeJsonStream(Stream.make("data: oops\n\n")))
       expect(guarded).toStrictEqual([
-        { type: "error", error: { code: "protocol", message: `line 1: not JSON: ${jsonParseError("oops")}`, retryable: false } }
+        {
+          type: "error",
+          error: { code: "protocol", message: `line 1: not JSON: ${jsonParseError("oops")}`, retryable: false }
+        }
       ])
     }))
 
@@ -559,11 +648,16 @@ describe("JSON text: decodeJsonLines of a whole text, decodeJsonStream of text p
       const line = StreamChunk.encodeJson(StreamChunk.textDelta("a"))
       const failing = Stream.concat(Stream.make(`${line}\n${line.slice(0, 5)}`), Stream.fail("socket closed" as const))
       const seen: Array<StreamChunk.StreamChunk> = []
-      const error = yield* Effect.flip(Stream.runForEach(StreamChunk.decodeJsonStream(failing), (c) => Effect.sync(() => seen.push(c))))
+      const error = yield* Effect.flip(
+        Stream.runForEach(StreamChunk.decodeJsonStream(failing), (c) => Effect.sync(() => seen.push(c)))
+      )
       expect([error, seen]).toStrictEqual(["socket closed", [StreamChunk.textDelta("a")]])
       expect(yield* runAll(StreamChunk.decodeJsonStream(Stream.make(line, "\n")))).toStrictEqual([
         StreamChunk.textDelta("a"),
-        { type: "error", error: { code: "truncated", message: "The stream ended without the provider's end marker", retryable: false } }
+        {
+          type: "error",
+          error: { code: "truncated", message: "The stream ended without the provider's end marker", retryable: false }
+        }
       ])
     }))
 
@@ -583,7 +677,11 @@ describe("JSON text: decodeJsonLines of a whole text, decodeJsonStream of text p
         message: `a line is longer than ${max} characters`,
         retryable: false
       })
-      const event = yield* Effect.flip(Stream.runDrain(StreamChunk.decodeJsonStream(Stream.make(`data: ${"x".repeat(max / 2)}\n`, `data: ${"x".repeat(max / 2)}\n`))))
+      const event = yield* Effect.flip(
+        Stream.runDrain(
+          StreamChunk.decodeJsonStream(Stream.make(`data: ${"x".repeat(max / 2)}\n`, `data: ${"x".repeat(max / 2)}\n`))
+        )
+      )
       expect(LlmError.toInfo(event)).toStrictEqual({
         code: "protocol",
         message: `line 1: the event is longer than ${max} characters`,
@@ -602,9 +700,16 @@ describe("JSON: hostile input", () => {
     call.add(0, raw, "c1", "deep")
     const toolCall = call.finish(0)!
     const usage = Usage.normalize({ input: 5, output: 2, raw: { nested: JSON.parse(raw) as unknown } })
-    const chunks = [StreamChunk.toolCallDelta(0, raw, { id: "c1", name: "deep" }), StreamChunk.toolCall(toolCall), StreamChunk.usage(usage)]
+    const chunks = [
+      StreamChunk.toolCallDelta(0, raw, { id: "c1", name: "deep" }),
+      StreamChunk.toolCall(toolCall),
+      StreamChunk.usage(usage)
+    ]
     expect(chunks.slice(1)).toStrictEqual([
-      { type: "tool-call", toolCall: { index: 0, id: "c1", name: "deep", arguments: { raw }, rawArguments: raw, parseError: tooDeep } },
+      {
+        type: "tool-call",
+        toolCall: { index: 0, id: "c1", name: "deep", arguments: { raw }, rawArguments: raw, parseError: tooDeep }
+      },
       { type: "usage", usage: { inputTokens: 5, outputTokens: 2, totalTokens: 7 } }
     ])
     expect(StreamChunk.decodeJsonLines(chunks.map(StreamChunk.encodeJson))).toStrictEqual(Either.right(chunks))
@@ -617,12 +722,24 @@ describe("JSON: hostile input", () => {
       Either.left("the line is nested too deeply (more than 67 levels of arrays and objects)")
     )
     // 64 levels of arguments under the chunk's two levels still read back.
-    const ok = { index: 0, id: "c", name: "f", arguments: JSON.parse("[".repeat(64) + "]".repeat(64)) as unknown, rawArguments: "" }
-    expect(StreamChunk.decodeJson(StreamChunk.encodeJson(StreamChunk.toolCall(ok)))).toStrictEqual(Either.right(StreamChunk.toolCall(ok)))
+    const ok = {
+      index: 0,
+      id: "c",
+      name: "f",
+      arguments: JSON.parse("[".repeat(64) + "]".repeat(64)) as unknown,
+      rawArguments: ""
+    }
+    expect(StreamChunk.decodeJson(StreamChunk.encodeJson(StreamChunk.toolCall(ok)))).toStrictEqual(
+      Either.right(StreamChunk.toolCall(ok))
+    )
   })
 
   it("decodeJson refuses counts that are not safe non-negative integers, and numbers that read as Infinity", () => {
-    expect(StreamChunk.decodeJson("{\"type\":\"usage\",\"usage\":{\"inputTokens\":1e999,\"outputTokens\":0,\"totalTokens\":0}}"))
+    expect(
+      StreamChunk.decodeJson(
+        "{\"type\":\"usage\",\"usage\":{\"inputTokens\":1e999,\"outputTokens\":0,\"totalTokens\":0}}"
+      )
+    )
       .toStrictEqual(Either.left("the line holds a number too large for JSON (it reads as Infinity)"))
     const bad = [
       { type: "usage", usage: { inputTokens: 1.5, outputTokens: 0, totalTokens: 0 } },
@@ -661,7 +778,13 @@ describe("ensureTerminal", () => {
 
   it.effect("appends the exact error chunk after earlier chunks when the stream fails with an LlmError", () =>
     Effect.gen(function*() {
-      const failure = LlmError.make({ code: "rate_limit", message: "slow down", status: 429, retryAfterMs: 1500, provider: "openai" })
+      const failure = LlmError.make({
+        code: "rate_limit",
+        message: "slow down",
+        status: 429,
+        retryAfterMs: 1500,
+        provider: "openai"
+      })
       const out = yield* runAll(Stream.concat(Stream.make(meta, a, b), Stream.fail(failure)))
       expect(out).toStrictEqual([
         meta,
@@ -669,7 +792,14 @@ describe("ensureTerminal", () => {
         b,
         {
           type: "error",
-          error: { code: "rate_limit", message: "slow down", status: 429, retryable: true, retryAfterMs: 1500, provider: "openai" }
+          error: {
+            code: "rate_limit",
+            message: "slow down",
+            status: 429,
+            retryable: true,
+            retryAfterMs: 1500,
+            provider: "openai"
+          }
         }
       ])
     }))
@@ -682,12 +812,17 @@ describe("ensureTerminal", () => {
         { type: "error", error: { code: "unknown", message: "socket hang up", retryable: false } }
       ])
       const withString = yield* Effect.map(
-        Stream.runCollect(StreamChunk.ensureTerminal(Stream.concat(Stream.make(a), Stream.fail("nope")), { provider: "groq" })),
+        Stream.runCollect(
+          StreamChunk.ensureTerminal(Stream.concat(Stream.make(a), Stream.fail("nope")), { provider: "groq" })
+        ),
         Chunk.toArray
       )
       expect(withString).toStrictEqual([
         a,
-        { type: "error", error: { code: "unknown", message: "Stream failed: nope", retryable: false, provider: "groq" } }
+        {
+          type: "error",
+          error: { code: "unknown", message: "Stream failed: nope", retryable: false, provider: "groq" }
+        }
       ])
     }))
 
@@ -699,10 +834,12 @@ describe("ensureTerminal", () => {
         b,
         { type: "error", error: { code: "unknown", message: "Internal defect: kaput", retryable: false } }
       ])
-      const thrown = yield* runAll(Stream.make(a).pipe(Stream.map((c) => {
-        if (c.type === "text-delta") throw new TypeError("bad decoder")
-        return c
-      })))
+      const thrown = yield* runAll(
+        Stream.make(a).pipe(Stream.map((c) => {
+          if (c.type === "text-delta") throw new TypeError("bad decoder")
+          return c
+        }))
+      )
       expect(thrown).toStrictEqual([
         { type: "error", error: { code: "unknown", message: "Internal defect: bad decoder", retryable: false } }
       ])
@@ -718,7 +855,12 @@ describe("ensureTerminal", () => {
           error: { code: "truncated", message: "The stream ended without the provider's end marker", retryable: false }
         }
       ])
-      expect(yield* Effect.map(Stream.runCollect(StreamChunk.ensureTerminal(Stream.empty, { provider: "cohere" })), Chunk.toArray))
+      expect(
+        yield* Effect.map(
+          Stream.runCollect(StreamChunk.ensureTerminal(Stream.empty, { provider: "cohere" })),
+          Chunk.toArray
+        )
+      )
         .toStrictEqual([
           {
             type: "error",
@@ -747,7 +889,9 @@ describe("ensureTerminal", () => {
       )
       expect(out).toStrictEqual([a, { type: "finish", reason: "stop" }])
       expect(pulledAfter).toBe(0)
-      const dup = yield* runAll(Stream.make(a, StreamChunk.error(LlmError.info({ code: "server", message: "x" })), StreamChunk.finish("stop")))
+      const dup = yield* runAll(
+        Stream.make(a, StreamChunk.error(LlmError.info({ code: "server", message: "x" })), StreamChunk.finish("stop"))
+      )
       expect(dup).toStrictEqual([a, { type: "error", error: { code: "server", message: "x", retryable: true } }])
     }))
 
@@ -776,7 +920,11 @@ describe("ensureTerminal", () => {
           { type: "finish", reason: "tool_calls", rawReason: "STOP" }
         ])
         const oneByOne = Stream.make(call, a, b, StreamChunk.finish("stop", "stop")).pipe(Stream.rechunk(1))
-        expect(yield* runAll(oneByOne)).toStrictEqual([call, a, b, { type: "finish", reason: "tool_calls", rawReason: "stop" }])
+        expect(yield* runAll(oneByOne)).toStrictEqual([call, a, b, {
+          type: "finish",
+          reason: "tool_calls",
+          rawReason: "stop"
+        }])
         // what follows the terminal is still dropped
         expect(yield* runAll(Stream.make(call, StreamChunk.finish("stop"), b))).toStrictEqual([
           call,
@@ -812,7 +960,10 @@ describe("ensureTerminal", () => {
           n++ === 0 ? Stream.make(call, StreamChunk.finish("stop")) : Stream.make(a, StreamChunk.finish("stop"))
         )
         const guarded = StreamChunk.ensureTerminal(source)
-        expect(Chunk.toArray(yield* Stream.runCollect(guarded))).toStrictEqual([call, { type: "finish", reason: "tool_calls" }])
+        expect(Chunk.toArray(yield* Stream.runCollect(guarded))).toStrictEqual([call, {
+          type: "finish",
+          reason: "tool_calls"
+        }])
         expect(Chunk.toArray(yield* Stream.runCollect(guarded))).toStrictEqual([a, { type: "finish", reason: "stop" }])
       }))
   })
@@ -826,7 +977,10 @@ describe("ensureTerminal", () => {
   it.effect("gives a consumer that stops early no terminal chunk", () =>
     Effect.gen(function*() {
       const source = Stream.make(a, b, StreamChunk.textDelta("c"), StreamChunk.finish("stop"))
-      const taken = yield* Effect.map(Stream.runCollect(StreamChunk.ensureTerminal(source).pipe(Stream.take(2))), Chunk.toArray)
+      const taken = yield* Effect.map(
+        Stream.runCollect(StreamChunk.ensureTerminal(source).pipe(Stream.take(2))),
+        Chunk.toArray
+      )
       expect(taken).toStrictEqual([a, b])
       const unfinished = yield* Effect.map(
         Stream.runCollect(StreamChunk.ensureTerminal(Stream.make(a, b)).pipe(Stream.take(2))),
@@ -841,7 +995,10 @@ describe("ensureTerminal", () => {
       const first = yield* Deferred.make<void>()
       const fiber = yield* StreamChunk.ensureTerminal(Stream.concat(Stream.make(a, b), Stream.never)).pipe(
         Stream.runForEach((c) =>
-          Effect.zipRight(Ref.update(seen, (all) => [...all, c]), c === b ? Deferred.succeed(first, undefined) : Effect.void)
+          Effect.zipRight(
+            Ref.update(seen, (all) => [...all, c]),
+            c === b ? Deferred.succeed(first, undefined) : Effect.void
+          )
         ),
         Effect.fork
       )
@@ -868,7 +1025,10 @@ describe("ensureTerminal", () => {
       ))
       expect(Exit.map(exit, Chunk.toArray)).toStrictEqual(Exit.succeed([
         a,
-        { type: "error", error: { code: "unknown", message: "The stream was interrupted", retryable: false, provider: "p" } }
+        {
+          type: "error",
+          error: { code: "unknown", message: "The stream was interrupted", retryable: false, provider: "p" }
+        }
       ]))
     }))
 
@@ -876,7 +1036,12 @@ describe("ensureTerminal", () => {
     | { readonly _tag: "fail"; readonly error: LlmError.ErrorInfo; readonly llm: boolean }
     | { readonly _tag: "die"; readonly message: string }
     | { readonly _tag: "end" }
-    | { readonly _tag: "terminal"; readonly terminal: StreamChunk.StreamChunk; readonly more: ReadonlyArray<StreamChunk.StreamChunk>; readonly thenFail: boolean }
+    | {
+      readonly _tag: "terminal"
+      readonly terminal: StreamChunk.StreamChunk
+      readonly more: ReadonlyArray<StreamChunk.StreamChunk>
+      readonly thenFail: boolean
+    }
 
   const ending: fc.Arbitrary<Ending> = fc.oneof(
     fc.tuple(Arb.errorInfo, fc.boolean()).map(([error, llm]): Ending => ({ _tag: "fail", error, llm })),
@@ -905,7 +1070,12 @@ describe("ensureTerminal", () => {
                 tail = Stream.fail(end.error.message)
                 expectedLast = {
                   type: "error",
-                  error: { code: "unknown", message: `Stream failed: ${end.error.message}`, retryable: false, provider: "p" }
+                  error: {
+                    code: "unknown",
+                    message: `Stream failed: ${end.error.message}`,
+                    retryable: false,
+                    provider: "p"
+                  }
                 }
               }
               break
@@ -942,7 +1112,9 @@ describe("ensureTerminal", () => {
             }
           }
           const source = Stream.concat(Stream.fromIterable(prefix), tail).pipe(Stream.rechunk(chunkSize))
-          const out = Chunk.toArray(Effect.runSync(Stream.runCollect(StreamChunk.ensureTerminal(source, { provider: "p" }))))
+          const out = Chunk.toArray(
+            Effect.runSync(Stream.runCollect(StreamChunk.ensureTerminal(source, { provider: "p" })))
+          )
           expect(out).toStrictEqual([...prefix, expectedLast])
           expect(out.filter(StreamChunk.isTerminal).length).toBe(1)
         }

@@ -19,7 +19,13 @@ describe("ToolCall.Assembler", () => {
     expect(a.nameOf(0)).toBe(undefined)
     a.add(0, ":1}", "call_x", "sum")
     expect(a.nameOf(0)).toBe("sum")
-    expect(a.finish(0)).toStrictEqual({ index: 0, id: "call_x", name: "sum", arguments: { a: 1 }, rawArguments: "{\"a\":1}" })
+    expect(a.finish(0)).toStrictEqual({
+      index: 0,
+      id: "call_x",
+      name: "sum",
+      arguments: { a: 1 },
+      rawArguments: "{\"a\":1}"
+    })
   })
 
   it("keeps the first id and name (empty strings do not count)", () => {
@@ -34,7 +40,13 @@ describe("ToolCall.Assembler", () => {
     const a = new ToolCall.Assembler()
     a.add(3, "{\"q\":\"effect\",\"n\":[1,2]}", "t3", "search")
     expect(a.finishAll()).toStrictEqual([
-      { index: 3, id: "t3", name: "search", arguments: { q: "effect", n: [1, 2] }, rawArguments: "{\"q\":\"effect\",\"n\":[1,2]}" }
+      {
+        index: 3,
+        id: "t3",
+        name: "search",
+        arguments: { q: "effect", n: [1, 2] },
+        rawArguments: "{\"q\":\"effect\",\"n\":[1,2]}"
+      }
     ])
   })
 
@@ -189,17 +201,25 @@ describe("ToolCall: hostile JSON", () => {
     expect(ToolCall.decodeArguments(nest(64))).toStrictEqual({ arguments: JSON.parse(nest(64)) })
     expect(ToolCall.decodeArguments(nestObjects(64))).toStrictEqual({ arguments: JSON.parse(nestObjects(64)) })
     expect(ToolCall.decodeArguments(nest(65))).toStrictEqual({ arguments: { raw: nest(65) }, parseError: tooDeep })
-    expect(ToolCall.decodeArguments(`{"a":${nest(64)}}`)).toStrictEqual({ arguments: { raw: `{"a":${nest(64)}}` }, parseError: tooDeep })
+    expect(ToolCall.decodeArguments(`{"a":${nest(64)}}`)).toStrictEqual({
+      arguments: { raw: `{"a":${nest(64)}}` },
+      parseError: tooDeep
+    })
   })
 
   it("decodeArguments keeps arguments with a number beyond JSON's range as raw text", () => {
-    expect(ToolCall.decodeArguments("{\"n\":1e999}")).toStrictEqual({ arguments: { raw: "{\"n\":1e999}" }, parseError: tooLarge })
+    expect(ToolCall.decodeArguments("{\"n\":1e999}")).toStrictEqual({
+      arguments: { raw: "{\"n\":1e999}" },
+      parseError: tooLarge
+    })
     expect(ToolCall.decodeArguments("[-1e400]")).toStrictEqual({ arguments: { raw: "[-1e400]" }, parseError: tooLarge })
     expect(ToolCall.decodeArguments("{\"n\":1e308}")).toStrictEqual({ arguments: { n: 1e308 } })
   })
 
   it("decodeArguments keeps a \"__proto__\" key as an own data property, never the prototype", () => {
-    const { arguments: args } = ToolCall.decodeArguments("{\"__proto__\":{\"polluted\":true},\"a\":{\"__proto__\":[1]}}")
+    const { arguments: args } = ToolCall.decodeArguments(
+      "{\"__proto__\":{\"polluted\":true},\"a\":{\"__proto__\":[1]}}"
+    )
     const outer = args as Record<string, unknown>
     expect(Object.getPrototypeOf(outer)).toBe(Object.prototype)
     expect(Object.keys(outer)).toStrictEqual(["__proto__", "a"])
@@ -256,7 +276,16 @@ describe("ToolCall: hostile JSON", () => {
   })
 
   it("partialArguments gives undefined for what no completion makes JSON, too deep or out of range", () => {
-    const bad = ["{\"a\":1}}", "{\"a\":1,}", "{\"a\":Infinity", "{\"a\":NaN}", "{\"a\":1e999}", "[\"\u0001\"]", nest(65), "[".repeat(100_000)]
+    const bad = [
+      "{\"a\":1}}",
+      "{\"a\":1,}",
+      "{\"a\":Infinity",
+      "{\"a\":NaN}",
+      "{\"a\":1e999}",
+      "[\"\u0001\"]",
+      nest(65),
+      "[".repeat(100_000)
+    ]
     expect(bad.map(ToolCall.partialArguments)).toStrictEqual(bad.map(() => undefined))
     expect(ToolCall.partialArguments("[".repeat(64))).toStrictEqual(JSON.parse(nest(64)))
   })

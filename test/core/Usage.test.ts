@@ -58,7 +58,9 @@ describe("Usage.normalize", () => {
 
   it("treats missing and non-finite counts as zero and leaves absent optional counts out", () => {
     expect(Usage.normalize({})).toStrictEqual({ inputTokens: 0, outputTokens: 0, totalTokens: 0 })
-    expect(Usage.normalize({ input: Number.NaN, output: 7, cacheRead: Number.POSITIVE_INFINITY, inputExcludesCache: true }))
+    expect(
+      Usage.normalize({ input: Number.NaN, output: 7, cacheRead: Number.POSITIVE_INFINITY, inputExcludesCache: true })
+    )
       .toStrictEqual({ inputTokens: 0, outputTokens: 7, totalTokens: 7 })
   })
 
@@ -74,8 +76,22 @@ describe("Usage.merge", () => {
   })
 
   it("is last-wins per field, never summed", () => {
-    const older = { inputTokens: 10, outputTokens: 5, totalTokens: 15, cacheReadTokens: 4, reasoningTokens: 2, raw: { n: 1 } }
-    const newer = { inputTokens: 12, outputTokens: 20, totalTokens: 32, cacheReadTokens: 6, reasoningTokens: 9, raw: { n: 2 } }
+    const older = {
+      inputTokens: 10,
+      outputTokens: 5,
+      totalTokens: 15,
+      cacheReadTokens: 4,
+      reasoningTokens: 2,
+      raw: { n: 1 }
+    }
+    const newer = {
+      inputTokens: 12,
+      outputTokens: 20,
+      totalTokens: 32,
+      cacheReadTokens: 6,
+      reasoningTokens: 9,
+      raw: { n: 2 }
+    }
     expect(Usage.merge(older, newer)).toStrictEqual(newer)
   })
 
@@ -108,7 +124,14 @@ describe("Usage.merge", () => {
   })
 
   it("merging the same snapshot again changes nothing", () => {
-    const u = { inputTokens: 10, outputTokens: 5, totalTokens: 15, cacheReadTokens: 4, cacheWriteTokens: 1, reasoningTokens: 2 }
+    const u = {
+      inputTokens: 10,
+      outputTokens: 5,
+      totalTokens: 15,
+      cacheReadTokens: 4,
+      cacheWriteTokens: 1,
+      reasoningTokens: 2
+    }
     expect(Usage.merge(u, u)).toStrictEqual(u)
     expect(Usage.merge(Usage.merge(u, u), u)).toStrictEqual(u)
   })
@@ -155,7 +178,23 @@ const roundTrips = (u: unknown): void => expect(JSON.parse(JSON.stringify(u))).t
 describe("Usage.count and Usage.addCounts", () => {
   it("count accepts only safe non-negative integers", () => {
     expect([0, 1, 12, MAX].map(Usage.count)).toStrictEqual([0, 1, 12, MAX])
-    const hostile: Array<unknown> = [-1, 0.5, MAX + 1, 2 ** 53, 1e300, 1e308, Infinity, -Infinity, NaN, "12", null, undefined, {}, [3], true]
+    const hostile: Array<unknown> = [
+      -1,
+      0.5,
+      MAX + 1,
+      2 ** 53,
+      1e300,
+      1e308,
+      Infinity,
+      -Infinity,
+      NaN,
+      "12",
+      null,
+      undefined,
+      {},
+      [3],
+      true
+    ]
     expect(hostile.map(Usage.count)).toStrictEqual(hostile.map(() => undefined))
     // JSON.parse reads "-0" as -0; JSON.stringify writes it as 0: the count is a plain 0.
     expect(Object.is(Usage.count(JSON.parse("-0")), 0)).toBe(true)
@@ -188,7 +227,15 @@ describe("Usage.normalize with hostile counts", () => {
   })
 
   it("saturates sums of huge counts instead of overflowing past 2^53", () => {
-    const u = Usage.normalize({ input: MAX, output: MAX, cacheRead: MAX, cacheWrite: MAX, reasoning: MAX, inputExcludesCache: true, outputExcludesReasoning: true })
+    const u = Usage.normalize({
+      input: MAX,
+      output: MAX,
+      cacheRead: MAX,
+      cacheWrite: MAX,
+      reasoning: MAX,
+      inputExcludesCache: true,
+      outputExcludesReasoning: true
+    })
     expect(u).toStrictEqual({
       inputTokens: MAX,
       outputTokens: MAX,
@@ -201,10 +248,26 @@ describe("Usage.normalize with hostile counts", () => {
   })
 
   it("keeps the provider's own total only when it is a count covering input + output", () => {
-    expect(Usage.normalize({ input: 10, output: 5, total: 1e308 })).toStrictEqual({ inputTokens: 10, outputTokens: 5, totalTokens: 15 })
-    expect(Usage.normalize({ input: 10, output: 5, total: 20.5 })).toStrictEqual({ inputTokens: 10, outputTokens: 5, totalTokens: 15 })
-    expect(Usage.normalize({ input: 10, output: 5, total: "99" })).toStrictEqual({ inputTokens: 10, outputTokens: 5, totalTokens: 15 })
-    expect(Usage.normalize({ input: 10, output: 5, total: MAX })).toStrictEqual({ inputTokens: 10, outputTokens: 5, totalTokens: MAX })
+    expect(Usage.normalize({ input: 10, output: 5, total: 1e308 })).toStrictEqual({
+      inputTokens: 10,
+      outputTokens: 5,
+      totalTokens: 15
+    })
+    expect(Usage.normalize({ input: 10, output: 5, total: 20.5 })).toStrictEqual({
+      inputTokens: 10,
+      outputTokens: 5,
+      totalTokens: 15
+    })
+    expect(Usage.normalize({ input: 10, output: 5, total: "99" })).toStrictEqual({
+      inputTokens: 10,
+      outputTokens: 5,
+      totalTokens: 15
+    })
+    expect(Usage.normalize({ input: 10, output: 5, total: MAX })).toStrictEqual({
+      inputTokens: 10,
+      outputTokens: 5,
+      totalTokens: MAX
+    })
   })
 
   it("drops a raw object nested 100,000 deep, or holding Infinity, and keeps the counts", () => {
@@ -213,28 +276,50 @@ describe("Usage.normalize with hostile counts", () => {
     expect(u).toStrictEqual({ inputTokens: 5, outputTokens: 2, totalTokens: 7 })
     roundTrips(u)
     const huge = JSON.parse("{\"prompt_tokens\":1e999,\"completion_tokens\":2}") as unknown
-    expect(Usage.normalize({ input: 1, output: 2, raw: huge })).toStrictEqual({ inputTokens: 1, outputTokens: 2, totalTokens: 3 })
+    expect(Usage.normalize({ input: 1, output: 2, raw: huge })).toStrictEqual({
+      inputTokens: 1,
+      outputTokens: 2,
+      totalTokens: 3
+    })
   })
 
   it("keeps a raw object up to 64 levels deep, as the same object", () => {
     const raw = { prompt_tokens: 5, nested: JSON.parse("[".repeat(63) + "]".repeat(63)) as unknown }
     expect(Usage.normalize({ input: 5, raw }).raw).toBe(raw)
     const deeper = { prompt_tokens: 5, nested: JSON.parse("[".repeat(64) + "]".repeat(64)) as unknown }
-    expect(Usage.normalize({ input: 5, raw: deeper })).toStrictEqual({ inputTokens: 5, outputTokens: 0, totalTokens: 5 })
+    expect(Usage.normalize({ input: 5, raw: deeper })).toStrictEqual({
+      inputTokens: 5,
+      outputTokens: 0,
+      totalTokens: 5
+    })
   })
 })
 
 describe("Usage.merge with hostile snapshots", () => {
   it("reads counts that are not safe non-negative integers as absent, on either side", () => {
-    const older = { inputTokens: 10, outputTokens: Number.NaN, totalTokens: 10, cacheReadTokens: 4, reasoningTokens: -1 }
-    const newer = { inputTokens: Infinity, outputTokens: 7, totalTokens: 1e308, cacheReadTokens: 0.5, cacheWriteTokens: 2 ** 53 }
+    const older = {
+      inputTokens: 10,
+      outputTokens: Number.NaN,
+      totalTokens: 10,
+      cacheReadTokens: 4,
+      reasoningTokens: -1
+    }
+    const newer = {
+      inputTokens: Infinity,
+      outputTokens: 7,
+      totalTokens: 1e308,
+      cacheReadTokens: 0.5,
+      cacheWriteTokens: 2 ** 53
+    }
     const merged = Usage.merge(older, newer)
     expect(merged).toStrictEqual({ inputTokens: 10, outputTokens: 7, totalTokens: 17, cacheReadTokens: 4 })
     roundTrips(merged)
   })
 
   it("cleans a lone snapshot too (no older one)", () => {
-    expect(Usage.merge(undefined, { inputTokens: -4, outputTokens: 1.5, totalTokens: Number.NaN })).toStrictEqual(Usage.empty)
+    expect(Usage.merge(undefined, { inputTokens: -4, outputTokens: 1.5, totalTokens: Number.NaN })).toStrictEqual(
+      Usage.empty
+    )
     expect(Usage.merge(undefined, { inputTokens: 3, outputTokens: 4, totalTokens: 2 })).toStrictEqual({
       inputTokens: 3,
       outputTokens: 4,
@@ -243,7 +328,13 @@ describe("Usage.merge with hostile snapshots", () => {
   })
 
   it("saturates the total of huge counts", () => {
-    expect(Usage.merge({ inputTokens: MAX, outputTokens: 0, totalTokens: MAX }, { inputTokens: 0, outputTokens: MAX, totalTokens: 0 }))
+    expect(
+      Usage.merge({ inputTokens: MAX, outputTokens: 0, totalTokens: MAX }, {
+        inputTokens: 0,
+        outputTokens: MAX,
+        totalTokens: 0
+      })
+    )
       .toStrictEqual({ inputTokens: MAX, outputTokens: MAX, totalTokens: MAX })
   })
 
@@ -265,7 +356,16 @@ describe("Usage.merge with hostile snapshots", () => {
       outputExcludesReasoning: fc.boolean()
     }, { noNullPrototype: true })
     const valid = (u: Usage.Usage): void => {
-      for (const v of [u.inputTokens, u.outputTokens, u.totalTokens, u.cacheReadTokens, u.cacheWriteTokens, u.reasoningTokens]) {
+      for (
+        const v of [
+          u.inputTokens,
+          u.outputTokens,
+          u.totalTokens,
+          u.cacheReadTokens,
+          u.cacheWriteTokens,
+          u.reasoningTokens
+        ]
+      ) {
         if (v !== undefined) expect(Usage.count(v)).toBe(v)
       }
       expect(u.totalTokens).toBeGreaterThanOrEqual(Math.min(MAX, u.inputTokens + u.outputTokens))
@@ -279,7 +379,12 @@ describe("Usage.merge with hostile snapshots", () => {
         valid(newer)
         valid(Usage.merge(older, newer))
         // Snapshots built by hand with the same hostile numbers: merge cleans them.
-        const hand = { inputTokens: b.input, outputTokens: b.output, totalTokens: b.total, cacheReadTokens: b.cacheRead } as unknown as Usage.Usage
+        const hand = {
+          inputTokens: b.input,
+          outputTokens: b.output,
+          totalTokens: b.total,
+          cacheReadTokens: b.cacheRead
+        } as unknown as Usage.Usage
         valid(Usage.merge(undefined, hand))
         valid(Usage.merge(older, hand))
       }),

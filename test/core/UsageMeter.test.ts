@@ -11,12 +11,17 @@ import * as StreamChunk from "../../src/StreamChunk.js"
 import * as TestModel from "../../src/testing/TestModel.js"
 import * as UsageMeter from "../../src/UsageMeter.js"
 
-const runStream = (request: string) =>
-  Effect.map(Stream.runCollect(LanguageModel.stream(request)), Chunk.toArray)
+const runStream = (request: string) => Effect.map(Stream.runCollect(LanguageModel.stream(request)), Chunk.toArray)
 
 const cached: TestModel.Script = [
   StreamChunk.metadata("test", "alpha", "r1"),
-  StreamChunk.usage({ inputTokens: 110, outputTokens: 10, totalTokens: 120, cacheReadTokens: 80, cacheWriteTokens: 20 }),
+  StreamChunk.usage({
+    inputTokens: 110,
+    outputTokens: 10,
+    totalTokens: 120,
+    cacheReadTokens: 80,
+    cacheWriteTokens: 20
+  }),
   StreamChunk.cacheRead(80),
   StreamChunk.cacheWrite(20),
   StreamChunk.textDelta("one"),
@@ -130,7 +135,13 @@ describe("UsageMeter", () => {
       ])
       expect(second).toStrictEqual([
         StreamChunk.metadata("test", "alpha", "r1"),
-        StreamChunk.usage({ inputTokens: 110, outputTokens: 10, totalTokens: 120, cacheReadTokens: 80, cacheWriteTokens: 20 }),
+        StreamChunk.usage({
+          inputTokens: 110,
+          outputTokens: 10,
+          totalTokens: 120,
+          cacheReadTokens: 80,
+          cacheWriteTokens: 20
+        }),
         { type: "cache-read", cacheReadTokens: 80, accumulated: 160 },
         { type: "cache-write", cacheWriteTokens: 20, accumulated: 40 },
         StreamChunk.textDelta("one"),
@@ -223,7 +234,10 @@ describe("UsageMeter", () => {
 
   it.effect("a stream taken up to and including its terminal chunk is counted once", () =>
     Effect.gen(function*() {
-      const all = yield* Effect.map(Stream.runCollect(LanguageModel.stream("1").pipe(Stream.take(cached.length))), Chunk.toArray)
+      const all = yield* Effect.map(
+        Stream.runCollect(LanguageModel.stream("1").pipe(Stream.take(cached.length))),
+        Chunk.toArray
+      )
       expect(all).toStrictEqual(cached)
       expect(yield* UsageMeter.snapshot).toStrictEqual(afterFirst)
     }).pipe(Effect.provide(threeResponses)))
@@ -260,7 +274,13 @@ describe("UsageMeter", () => {
       yield* runStream("ok")
       yield* runStream("fails before any chunk")
       yield* runStream("fails after metadata")
-      const counters: UsageMeter.Counters = { ...UsageMeter.zeroCounters, requests: 3, errors: 2, inputTokens: 2, outputTokens: 1 }
+      const counters: UsageMeter.Counters = {
+        ...UsageMeter.zeroCounters,
+        requests: 3,
+        errors: 2,
+        inputTokens: 2,
+        outputTokens: 1
+      }
       expect(yield* UsageMeter.snapshot).toStrictEqual({ ...counters, byModel: { "openai:gpt-4.1-mini": counters } })
     }).pipe(Effect.provide(Layer.merge(
       TestModel.layer({
@@ -295,7 +315,11 @@ describe("UsageMeter", () => {
     }).pipe(Effect.provide(TestModel.layer({ responses: [cached] }))))
 
   it("add is pure and keys counters by provider:model", () => {
-    const once = UsageMeter.add(UsageMeter.emptyTotals, "openai:gpt", { inputTokens: 3, outputTokens: 4, totalTokens: 7 }, false)
+    const once = UsageMeter.add(UsageMeter.emptyTotals, "openai:gpt", {
+      inputTokens: 3,
+      outputTokens: 4,
+      totalTokens: 7
+    }, false)
     const twice = UsageMeter.add(once, "openai:gpt", undefined, true)
     expect(UsageMeter.emptyTotals).toStrictEqual({ ...UsageMeter.zeroCounters, byModel: {} })
     expect(twice).toStrictEqual({
@@ -332,7 +356,15 @@ describe("UsageMeter", () => {
         cacheWriteTokens: 0,
         reasoningTokens: 1,
         byModel: {
-          "x:y": { requests: 1, errors: 0, inputTokens: 1, outputTokens: 2, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 1 }
+          "x:y": {
+            requests: 1,
+            errors: 0,
+            inputTokens: 1,
+            outputTokens: 2,
+            cacheReadTokens: 0,
+            cacheWriteTokens: 0,
+            reasoningTokens: 1
+          }
         }
       })
     }).pipe(Effect.provide(UsageMeter.layer)))
@@ -345,7 +377,12 @@ describe("UsageMeter counts what cache chunks report", () => {
       const second = yield* runStream("b")
       expect(second.find((c) => c.type === "cache-read")).toStrictEqual(StreamChunk.cacheRead(30, 60))
       const totals = yield* UsageMeter.snapshot
-      expect([totals.requests, totals.inputTokens, totals.outputTokens, totals.cacheReadTokens]).toStrictEqual([2, 100, 4, 60])
+      expect([totals.requests, totals.inputTokens, totals.outputTokens, totals.cacheReadTokens]).toStrictEqual([
+        2,
+        100,
+        4,
+        60
+      ])
     }).pipe(Effect.provide(Layer.mergeAll(
       TestModel.layer({
         responses: [[
@@ -386,7 +423,14 @@ describe("UsageMeter with hostile counts", () => {
   })
 
   it("add saturates every counter at Number.MAX_SAFE_INTEGER", () => {
-    const huge = { inputTokens: MAX, outputTokens: MAX, totalTokens: MAX, cacheReadTokens: MAX, cacheWriteTokens: MAX, reasoningTokens: MAX }
+    const huge = {
+      inputTokens: MAX,
+      outputTokens: MAX,
+      totalTokens: MAX,
+      cacheReadTokens: MAX,
+      cacheWriteTokens: MAX,
+      reasoningTokens: MAX
+    }
     const once = UsageMeter.add(UsageMeter.emptyTotals, "p:m", huge, false)
     const thrice = UsageMeter.add(UsageMeter.add(once, "p:m", huge, false), "p:m", huge, false)
     expect(thrice).toStrictEqual({ ...counters(MAX, 3), byModel: { "p:m": counters(MAX, 3) } })

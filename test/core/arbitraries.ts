@@ -21,7 +21,10 @@ export const count: fc.Arbitrary<number> = fc.nat({ max: 1_000_000 })
  * An object key: often `"__proto__"`, which must stay an own data property through every codec (a
  * copy made by assignment would turn it into the object's prototype instead).
  */
-const key: fc.Arbitrary<string> = fc.oneof({ weight: 4, arbitrary: text }, { weight: 1, arbitrary: fc.constant("__proto__") })
+const key: fc.Arbitrary<string> = fc.oneof({ weight: 4, arbitrary: text }, {
+  weight: 1,
+  arbitrary: fc.constant("__proto__")
+})
 
 /** A JSON value that round-trips exactly (integers only, so never `-0`). */
 export const json: fc.Arbitrary<unknown> = fc.letrec<{ value: unknown }>((tie) => ({
@@ -84,7 +87,10 @@ export const contentPart: fc.Arbitrary<ContentPart.ContentPart> = fc.oneof(
     },
     { noNullPrototype: true, requiredKeys: ["type", "sourceType"] }
   ),
-  fc.record({ type: fc.constant("refusal" as const), text, providerMetadata }, { noNullPrototype: true, requiredKeys: ["type", "text"] }),
+  fc.record({ type: fc.constant("refusal" as const), text, providerMetadata }, {
+    noNullPrototype: true,
+    requiredKeys: ["type", "text"]
+  }),
   fc.record(
     {
       type: fc.constant("provider-tool" as const),

@@ -14,7 +14,13 @@ describe("the README's Requests example", () => {
         {
           role: "assistant",
           content: "",
-          toolCalls: [{ index: 0, id: "call_1", name: "get_weather", arguments: { city: "Paris" }, rawArguments: "{\"city\":\"Paris\"}" }]
+          toolCalls: [{
+            index: 0,
+            id: "call_1",
+            name: "get_weather",
+            arguments: { city: "Paris" },
+            rawArguments: "{\"city\":\"Paris\"}"
+          }]
         },
         {
           role: "tool",
@@ -25,12 +31,23 @@ describe("the README's Requests example", () => {
       expect(second?.tools?.[0]).toStrictEqual({
         name: "get_weather",
         description: "The current weather in a city",
-        parameters: { type: "object", required: ["city"], properties: { city: { type: "string" } }, additionalProperties: false }
+        parameters: {
+          type: "object",
+          required: ["city"],
+          properties: { city: { type: "string" } },
+          additionalProperties: false
+        }
       })
     }).pipe(Effect.provide(TestModel.layer({
       responses: [
         [
-          StreamChunk.toolCall({ index: 0, id: "call_1", name: "get_weather", arguments: { city: "Paris" }, rawArguments: "{\"city\":\"Paris\"}" }),
+          StreamChunk.toolCall({
+            index: 0,
+            id: "call_1",
+            name: "get_weather",
+            arguments: { city: "Paris" },
+            rawArguments: "{\"city\":\"Paris\"}"
+          }),
           StreamChunk.finish("tool_calls")
         ],
         [StreamChunk.textDelta("18 °C and clear in Paris."), StreamChunk.finish("stop")]

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Effect, Fiber, Option, Redacted, Schedule, TestClock } from "effect"
-import { LanguageModel, LlmError, OpenAiChat } from "effect-llm-stream"
+import type { LlmError } from "effect-llm-stream"
+import { LanguageModel, OpenAiChat } from "effect-llm-stream"
 import { Replay } from "effect-llm-stream/testing"
 
 // The real OpenAiChat transport and decoder, answered by Replay instead of the network.

@@ -77,13 +77,16 @@ describe("TSDoc examples", () => {
     const program = ts.createProgram({ rootNames: [...files.keys()], options, host })
     const diagnostics = [...files.keys()].flatMap((f) => {
       const source = program.getSourceFile(f)
-      return source === undefined ? [] : [...program.getSyntacticDiagnostics(source), ...program.getSemanticDiagnostics(source)]
+      return source === undefined
+        ? []
+        : [...program.getSyntacticDiagnostics(source), ...program.getSemanticDiagnostics(source)]
     })
     const messages = diagnostics.map((d) => {
       const where = d.file === undefined || d.start === undefined
         ? ""
         : `${path.basename(d.file.fileName)}:${d.file.getLineAndCharacterOfPosition(d.start).line}: `
-      return where + ts.flattenDiagnosticMessageText(d.messageText, "\n") + "\n" + (d.file !== undefined ? files.get(d.file.fileName) : "")
+      return where + ts.flattenDiagnosticMessageText(d.messageText, "\n") + "\n" +
+        (d.file !== undefined ? files.get(d.file.fileName) : "")
     })
     expect(messages).toStrictEqual([])
   }, 120_000)

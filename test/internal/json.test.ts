@@ -8,7 +8,12 @@ const nest = (levels: number): string => "[".repeat(levels) + "]".repeat(levels)
 
 describe("Json.check", () => {
   it("counts depth as JSON nesting: a scalar is 0, [] is 1", () => {
-    expect([1, "s", null, true].map((v) => Json.check(v, 0))).toStrictEqual([undefined, undefined, undefined, undefined])
+    expect([1, "s", null, true].map((v) => Json.check(v, 0))).toStrictEqual([
+      undefined,
+      undefined,
+      undefined,
+      undefined
+    ])
     expect(Json.check([], 0)).toBe("too-deep")
     expect(Json.check([], 1)).toBe(undefined)
     expect(Json.check({ a: [{}] }, 3)).toBe(undefined)

@@ -21,9 +21,11 @@ const files: Record<string, string> = {
   "testing/index.d.ts": "import type { C } from \"../c.js\"\nexport declare const c: C\n",
   "a.d.ts": "export declare const a: import(\"./internal/typeImport.js\").T\n",
   "b.d.ts": "/// <reference path=\"./internal/referenced.d.ts\" />\nexport declare const b: 1\n",
-  "c.d.ts": "import X = require(\"./internal/required.js\")\nexport type C = X.T\ndeclare module \"./internal/augmented.js\" {}\n",
+  "c.d.ts":
+    "import X = require(\"./internal/required.js\")\nexport type C = X.T\ndeclare module \"./internal/augmented.js\" {}\n",
   "d.d.ts": "export declare const unreachable: 1\n",
-  "e.d.ts": "import type { Effect } from \"effect/Effect\"\nimport type * as T from \"pkg/testing\"\nexport type E = Effect<T.X>\nimport type { V } from \"vitest\"\n",
+  "e.d.ts":
+    "import type { Effect } from \"effect/Effect\"\nimport type * as T from \"pkg/testing\"\nexport type E = Effect<T.X>\nimport type { V } from \"vitest\"\n",
   "internal/comment.d.ts": "export type Nope = 1\n",
   "internal/typeImport.d.ts": "export type T = 1\n",
   "internal/referenced.d.ts": "export type R = 1\n",
@@ -36,7 +38,10 @@ for (const [file, text] of Object.entries(files)) {
 }
 
 describe("declarationGraph", () => {
-  const graph = declarationGraph(dist, { entries: { pkg: "index.d.ts", "pkg/testing": "testing/index.d.ts" }, peers: ["effect"] })
+  const graph = declarationGraph(dist, {
+    entries: { pkg: "index.d.ts", "pkg/testing": "testing/index.d.ts" },
+    peers: ["effect"]
+  })
 
   it("follows every kind of module reference, and none in comments", () => {
     expect([...graph.reachable].sort()).toStrictEqual([

@@ -82,7 +82,9 @@ beforeAll(async () => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), "effect-llm-stream-package-"))
   // `npm pack` runs `prepack` (= `npm run build`), so the tarball always holds a fresh dist/.
   const packed = await run(npm, ["pack", "--json", "--pack-destination", tmp], root)
-  const [info] = JSON.parse(packed.stdout) as ReadonlyArray<{ filename: string; files: ReadonlyArray<{ path: string }> }>
+  const [info] = JSON.parse(packed.stdout) as ReadonlyArray<
+    { filename: string; files: ReadonlyArray<{ path: string }> }
+  >
   if (info === undefined) throw new Error(`npm pack printed no result:\n${packed.stdout}`)
   tarballFiles = info.files.map((f) => f.path)
 
@@ -133,80 +135,101 @@ const check = <A>(f: () => Promise<A> | A) => async () => {
 }
 
 describe("the packed package", () => {
-  it("holds the build, the sources its maps point to, and nothing else", check(() => {
-    const unexpected = tarballFiles.filter((f) =>
-      !/^(dist|src)\//.test(f) && !/^(package\.json|README\.md|LICENSE|CHANGELOG\.md)$/.test(f)
-    )
-    expect(unexpected).toStrictEqual([])
-    for (const f of tarballFiles.filter((f) => f.startsWith("src/"))) {
-      expect(f, "only sources ship under src/").toMatch(/\.ts$/)
-      expect(f).not.toMatch(/\.test\.ts$/)
-    }
-    // Every export target ships (except the repository-only source condition, whose files ship too).
-    const targets = Object.values(pkg.exports).flatMap((e) => (typeof e === "string" ? [e] : Object.values(e)))
-    for (const target of targets) expect(tarballFiles, target).toContain(target.replace(/^\.\//, ""))
-    // Each .js has its .d.ts, and each map points at a file in the tarball (go-to-definition lands in src/).
-    for (const f of tarballFiles.filter((f) => /^dist\/.*\.js$/.test(f))) {
-      expect(tarballFiles, `${f} without declarations`).toContain(f.replace(/\.js$/, ".d.ts"))
-    }
-    for (const f of tarballFiles.filter((f) => f.endsWith(".map"))) {
-      const map = JSON.parse(fs.readFileSync(path.join(installed, f), "utf8")) as { sources: ReadonlyArray<string> }
-      for (const source of map.sources) {
-        const target = path.posix.normalize(path.posix.join(path.posix.dirname(f), source))
-        expect(tarballFiles, `${f} points at ${source}`).toContain(target)
+  it(
+    "holds the build, the sources its maps point to, and nothing else",
+    check(() => {
+      const unexpected = tarballFiles.filter((f) =>
+        !/^(dist|src)\//.test(f) && !/^(package\.json|README\.md|LICENSE|CHANGELOG\.md)$/.test(f)
+      )
+      expect(unexpected).toStrictEqual([])
+      for (const f of tarballFiles.filter((f) => f.startsWith("src/"))) {
+        expect(f, "only sources ship under src/").toMatch(/\.ts$/)
+        expect(f).not.toMatch(/\.test\.ts$/)
       }
-    }
-  }))
-
-  it("shares the consumer's copies of its peer dependencies", check(() => {
-    for (const name of Object.keys(pkg.peerDependencies)) {
-      expect(fs.existsSync(path.join(installed, "node_modules", name)), `a private copy of ${name}`).toBe(false)
-      const version = (JSON.parse(
-        fs.readFileSync(path.join(project, "node_modules", name, "package.json"), "utf8")
-      ) as { version: string }).version
-      expect(version).toBe(pkg.devDependencies[name])
-    }
-  }))
-
-  it("runs in plain node: both entry points, a TestModel answer streamed and collected", check(async () => {
-    const { stdout } = await run(process.execPath, ["main.mjs"], project)
-    expect(JSON.parse(stdout.trim())).toStrictEqual({ text: "Hello", finishReason: "stop", error: "rate_limit" })
-  }), 60_000)
-
-  it("type-checks a strict consumer (skipLibCheck: false) against the published declarations", check(async () => {
-    // Both configurations at once: tsc is single-threaded, and this is the slowest step.
-    const results = await Promise.all(Object.keys(consumerConfigs).map(async (config) => {
-      const result = await run(process.execPath, [tsc, "-p", config, "--listFiles"], project).catch((e: Error) => {
-        // Keep the diagnostics, drop the list of files.
-        const diagnostics = e.message.split(/\r?\n/).filter((l) => !(path.isAbsolute(l) && fs.existsSync(l)))
-        throw new Error(`the consumer does not type-check (${config}) against the packed declarations:\n${diagnostics.join("\n")}`)
-      })
-      return { config, files: result.stdout.split(/\r?\n/).filter((l) => l.length > 0).map((l) => path.resolve(l)) }
-    }))
-    for (const { config, files } of results) {
-      const ours = files.filter((f) => f.startsWith(installed + path.sep))
-        .map((f) => path.relative(installed, f).split(path.sep).join("/"))
-      expect(ours, config).toContain("dist/index.d.ts")
-      expect(ours, config).toContain("dist/testing/index.d.ts")
-      // The compiler's own view of the public/internal line: nothing it loaded for the consumer is
-      // internal, and no type comes from the shipped sources.
-      expect(ours.filter((f) => !f.startsWith("dist/") || f.startsWith("dist/internal/")), config).toStrictEqual([])
-    }
-  }), 120_000)
-
-  it("never names an internal module in a public declaration", check(() => {
-    const dist = path.join(installed, "dist")
-    const graph = declarationGraph(dist, {
-      entries: { [pkg.name]: "index.d.ts", [`${pkg.name}/testing`]: "testing/index.d.ts" },
-      peers: Object.keys(pkg.peerDependencies)
+      // Every export target ships (except the repository-only source condition, whose files ship too).
+      const targets = Object.values(pkg.exports).flatMap((e) => (typeof e === "string" ? [e] : Object.values(e)))
+      for (const target of targets) expect(tarballFiles, target).toContain(target.replace(/^\.\//, ""))
+      // Each .js has its .d.ts, and each map points at a file in the tarball (go-to-definition lands in src/).
+      for (const f of tarballFiles.filter((f) => /^dist\/.*\.js$/.test(f))) {
+        expect(tarballFiles, `${f} without declarations`).toContain(f.replace(/\.js$/, ".d.ts"))
+      }
+      for (const f of tarballFiles.filter((f) => f.endsWith(".map"))) {
+        const map = JSON.parse(fs.readFileSync(path.join(installed, f), "utf8")) as { sources: ReadonlyArray<string> }
+        for (const source of map.sources) {
+          const target = path.posix.normalize(path.posix.join(path.posix.dirname(f), source))
+          expect(tarballFiles, `${f} points at ${source}`).toContain(target)
+        }
+      }
     })
-    // The walk must see the public modules, or it proves nothing.
-    expect(graph.reachable).toContain("StreamChunk.d.ts")
-    expect(graph.reachable).toContain("providers/openai-chat/index.d.ts")
-    expect(graph.reachable).toContain("testing/TestModel.d.ts")
-    expect(graph.problems).toStrictEqual([])
-    const leaks = graph.reachable.filter((f) => f.startsWith("internal/"))
-    expect(leaks.map((f) => `dist/${graph.chain(f).join(" -> dist/")}`), "public declarations reach dist/internal/")
-      .toStrictEqual([])
-  }))
+  )
+
+  it(
+    "shares the consumer's copies of its peer dependencies",
+    check(() => {
+      for (const name of Object.keys(pkg.peerDependencies)) {
+        expect(fs.existsSync(path.join(installed, "node_modules", name)), `a private copy of ${name}`).toBe(false)
+        const version = (JSON.parse(
+          fs.readFileSync(path.join(project, "node_modules", name, "package.json"), "utf8")
+        ) as { version: string }).version
+        expect(version).toBe(pkg.devDependencies[name])
+      }
+    })
+  )
+
+  it(
+    "runs in plain node: both entry points, a TestModel answer streamed and collected",
+    check(async () => {
+      const { stdout } = await run(process.execPath, ["main.mjs"], project)
+      expect(JSON.parse(stdout.trim())).toStrictEqual({ text: "Hello", finishReason: "stop", error: "rate_limit" })
+    }),
+    60_000
+  )
+
+  it(
+    "type-checks a strict consumer (skipLibCheck: false) against the published declarations",
+    check(async () => {
+      // Both configurations at once: tsc is single-threaded, and this is the slowest step.
+      const results = await Promise.all(
+        Object.keys(consumerConfigs).map(async (config) => {
+          const result = await run(process.execPath, [tsc, "-p", config, "--listFiles"], project).catch((e: Error) => {
+            // Keep the diagnostics, drop the list of files.
+            const diagnostics = e.message.split(/\r?\n/).filter((l) => !(path.isAbsolute(l) && fs.existsSync(l)))
+            throw new Error(
+              `the consumer does not type-check (${config}) against the packed declarations:\n${diagnostics.join("\n")}`
+            )
+          })
+          return { config, files: result.stdout.split(/\r?\n/).filter((l) => l.length > 0).map((l) => path.resolve(l)) }
+        })
+      )
+      for (const { config, files } of results) {
+        const ours = files.filter((f) => f.startsWith(installed + path.sep))
+          .map((f) => path.relative(installed, f).split(path.sep).join("/"))
+        expect(ours, config).toContain("dist/index.d.ts")
+        expect(ours, config).toContain("dist/testing/index.d.ts")
+        // The compiler's own view of the public/internal line: nothing it loaded for the consumer is
+        // internal, and no type comes from the shipped sources.
+        expect(ours.filter((f) => !f.startsWith("dist/") || f.startsWith("dist/internal/")), config).toStrictEqual([])
+      }
+    }),
+    120_000
+  )
+
+  it(
+    "never names an internal module in a public declaration",
+    check(() => {
+      const dist = path.join(installed, "dist")
+      const graph = declarationGraph(dist, {
+        entries: { [pkg.name]: "index.d.ts", [`${pkg.name}/testing`]: "testing/index.d.ts" },
+        peers: Object.keys(pkg.peerDependencies)
+      })
+      // The walk must see the public modules, or it proves nothing.
+      expect(graph.reachable).toContain("StreamChunk.d.ts")
+      expect(graph.reachable).toContain("providers/openai-chat/index.d.ts")
+      expect(graph.reachable).toContain("testing/TestModel.d.ts")
+      expect(graph.problems).toStrictEqual([])
+      const leaks = graph.reachable.filter((f) => f.startsWith("internal/"))
+      expect(leaks.map((f) => `dist/${graph.chain(f).join(" -> dist/")}`), "public declarations reach dist/internal/")
+        .toStrictEqual([])
+    })
+  )
 })

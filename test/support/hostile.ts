@@ -92,7 +92,9 @@ export const writeMany = (res: http.ServerResponse, unit: string, total: number)
 
 /** An SSE body of Chat Completions events for `text`, split into one event per word, ending with `[DONE]`. */
 export const chatBody = (text: string, id = "chatcmpl-h"): string =>
-  text.split(/(?<= )/).map((w) => `data: ${JSON.stringify({ id, model: "m", choices: [{ index: 0, delta: { content: w } }] })}\n\n`)
+  text.split(/(?<= )/).map((w) =>
+    `data: ${JSON.stringify({ id, model: "m", choices: [{ index: 0, delta: { content: w } }] })}\n\n`
+  )
     .join("") +
   `data: ${JSON.stringify({ id, model: "m", choices: [{ index: 0, delta: {}, finish_reason: "stop" }] })}\n\n` +
   "data: [DONE]\n\n"

@@ -5,14 +5,14 @@
  */
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
-import * as LanguageModel from "../../src/LanguageModel.js"
-import * as LlmError from "../../src/LlmError.js"
-import * as Response from "../../src/Response.js"
-import * as StreamChunk from "../../src/StreamChunk.js"
 import type * as ChunkDecoder from "../../src/internal/ChunkDecoder.js"
 import * as Http from "../../src/internal/transport/Http.js"
 import type * as Retry from "../../src/internal/transport/Retry.js"
 import * as Transport from "../../src/internal/transport/Transport.js"
+import * as LanguageModel from "../../src/LanguageModel.js"
+import * as LlmError from "../../src/LlmError.js"
+import * as Response from "../../src/Response.js"
+import * as StreamChunk from "../../src/StreamChunk.js"
 
 /** Splits the body into lines (no size cap: the real framers have their own tests). */
 export const lineFramer = (): Transport.Framer<string> => {
@@ -36,9 +36,15 @@ export const lineDecoder = (): ChunkDecoder.ChunkDecoder<string> => ({
     const [kind, value = ""] = line.split(":")
     if (kind === "m") out.push(StreamChunk.metadata("toy", "toy-1"))
     if (kind === "t") out.push(StreamChunk.textDelta(value))
-    if (kind === "u") out.push(StreamChunk.usage({ inputTokens: Number(value), outputTokens: 1, totalTokens: Number(value) + 1 }))
+    if (kind === "u") {
+      out.push(StreamChunk.usage({ inputTokens: Number(value), outputTokens: 1, totalTokens: Number(value) + 1 }))
+    }
     if (kind === "e") {
-      out.push(StreamChunk.error(LlmError.info({ code: value as LlmError.ErrorCode, message: `in-band ${value}`, provider: "toy" })))
+      out.push(
+        StreamChunk.error(
+          LlmError.info({ code: value as LlmError.ErrorCode, message: `in-band ${value}`, provider: "toy" })
+        )
+      )
     }
     if (kind === "f") out.push(StreamChunk.finishFromRaw(value))
   },
@@ -64,7 +70,12 @@ export const toy = (options?: {
           framer: options?.framer ?? lineFramer,
           decoder: lineDecoder,
           errorFromResponse: (status, body, extras) =>
-            LlmError.info({ code: status === 429 ? "rate_limit" : "server", message: body, provider: "toy", ...extras }),
+            LlmError.info({
+              code: status === 429 ? "rate_limit" : "server",
+              message: body,
+              provider: "toy",
+              ...extras
+            }),
           retry: options?.retry,
           timeouts: options?.timeouts
         })

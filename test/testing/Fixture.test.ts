@@ -30,7 +30,9 @@ describe("Fixture framing", () => {
   })
 
   it("frames a Bedrock line as one AWS event-stream message with valid CRCs", () => {
-    const bytes = Fixture.frame("bedrock", ["{\"contentBlockDelta\":{\"delta\":{\"text\":\"Hi\"},\"contentBlockIndex\":0}}"])
+    const bytes = Fixture.frame("bedrock", [
+      "{\"contentBlockDelta\":{\"delta\":{\"text\":\"Hi\"},\"contentBlockIndex\":0}}"
+    ])
     const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
     const total = view.getUint32(0)
     const headersLength = view.getUint32(4)
@@ -95,7 +97,9 @@ describe("Replay.fromRecording", () => {
       const seen: Array<string> = []
       const fiber = yield* LanguageModel.stream("hi").pipe(
         Stream.runForEach((c) => Effect.sync(() => void seen.push(c.type === "text-delta" ? c.delta : c.type))),
-        Effect.provide(OpenAiChat.layer({ model: "gpt-4.1-mini", apiKey: Redacted.make("k"), baseUrl: "http://replay.invalid/v1" })),
+        Effect.provide(
+          OpenAiChat.layer({ model: "gpt-4.1-mini", apiKey: Redacted.make("k"), baseUrl: "http://replay.invalid/v1" })
+        ),
         Effect.fork
       )
       yield* awaitSleepUntil(100)

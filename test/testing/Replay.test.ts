@@ -22,7 +22,11 @@ const headersError = (headers: Record<string, string>): string => {
 /** Replies as a JavaScript caller (or a JSON file) could give them, past the types. */
 const untyped = (replies: unknown): Replay.Replies => replies as Replay.Replies
 
-const model = OpenAiChat.layer({ model: "gpt-4.1-mini", apiKey: Redacted.make("sk-test-1"), baseUrl: "http://replay.invalid/v1" })
+const model = OpenAiChat.layer({
+  model: "gpt-4.1-mini",
+  apiKey: Redacted.make("sk-test-1"),
+  baseUrl: "http://replay.invalid/v1"
+})
 const answer = [
   "data: {\"id\":\"c1\",\"model\":\"gpt-4.1-mini\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"},\"finish_reason\":null}]}\n\n",
   "data: {\"id\":\"c1\",\"model\":\"gpt-4.1-mini\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n",
@@ -37,30 +41,118 @@ const collect = Effect.map(Stream.runCollect(LanguageModel.stream("hi")), Chunk.
 
 describe("Replay rejects a malformed reply with a ReplayError when the layer is built", () => {
   const cases: ReadonlyArray<readonly [string, unknown, string]> = [
-    ["a status that is not a number", { status: "200", body: "" }, "Replay: the reply is malformed: status must be an integer from 200 to 599 (got \"200\")"],
-    ["a status out of range", { status: 42, body: "" }, "Replay: the reply is malformed: status must be an integer from 200 to 599 (got 42)"],
-    ["a fractional status, second in a list", [{ body: "ok" }, { status: 200.5, body: "" }], "Replay: reply 2 is malformed: status must be an integer from 200 to 599 (got 200.5)"],
-    ["no body", { status: 200 }, "Replay: the reply is malformed: body must be a string, bytes (Uint8Array) or an array of reads, each a string or bytes (got undefined)"],
-    ["a number body", [{ body: "" }, { body: "" }, { body: 42 }], "Replay: reply 3 is malformed: body must be a string, bytes (Uint8Array) or an array of reads, each a string or bytes (got 42)"],
-    ["an array of numbers as the body", { body: [1, 2, 3] }, "Replay: the reply is malformed: body must be a string, bytes (Uint8Array) or an array of reads, each a string or bytes (got an array)"],
-    ["a body on a 204", { status: 204, body: "x" }, "Replay: the reply is malformed: a 204 response cannot have a body"],
+    [
+      "a status that is not a number",
+      { status: "200", body: "" },
+      "Replay: the reply is malformed: status must be an integer from 200 to 599 (got \"200\")"
+    ],
+    [
+      "a status out of range",
+      { status: 42, body: "" },
+      "Replay: the reply is malformed: status must be an integer from 200 to 599 (got 42)"
+    ],
+    [
+      "a fractional status, second in a list",
+      [{ body: "ok" }, { status: 200.5, body: "" }],
+      "Replay: reply 2 is malformed: status must be an integer from 200 to 599 (got 200.5)"
+    ],
+    [
+      "no body",
+      { status: 200 },
+      "Replay: the reply is malformed: body must be a string, bytes (Uint8Array) or an array of reads, each a string or bytes (got undefined)"
+    ],
+    [
+      "a number body",
+      [{ body: "" }, { body: "" }, { body: 42 }],
+      "Replay: reply 3 is malformed: body must be a string, bytes (Uint8Array) or an array of reads, each a string or bytes (got 42)"
+    ],
+    [
+      "an array of numbers as the body",
+      { body: [1, 2, 3] },
+      "Replay: the reply is malformed: body must be a string, bytes (Uint8Array) or an array of reads, each a string or bytes (got an array)"
+    ],
+    [
+      "a body on a 204",
+      { status: 204, body: "x" },
+      "Replay: the reply is malformed: a 204 response cannot have a body"
+    ],
     ["an empty list", [], "Replay: the list of replies is empty; give at least one reply"],
-    ["a string instead of a reply", "data: x", "Replay: the reply is malformed: a reply must be an object with a body (got \"data: x\")"],
+    [
+      "a string instead of a reply",
+      "data: x",
+      "Replay: the reply is malformed: a reply must be an object with a body (got \"data: x\")"
+    ],
     ["null in a list", [null], "Replay: reply 1 is malformed: a reply must be an object with a body (got null)"],
-    ["an unknown field", { body: "", statusCode: 500 }, "Replay: the reply is malformed: unknown field \"statusCode\" (a reply has status, headers, body, split, pace, stall, drop, headersAfter)"],
-    ["headers with a number value", { body: "", headers: { "retry-after": 7 } }, "Replay: the reply is malformed: headers must be an object of string values (got an object)"],
-    ["an invalid header name", { body: "", headers: { "bad name": "x" } }, `Replay: the reply is malformed: headers are not valid HTTP headers: ${headersError({ "bad name": "x" })}`],
-    ["split.at not an array", { body: "abc", split: { at: "1" } }, "Replay: the reply is malformed: split.at must be an array of integer byte offsets >= 0 (got \"1\")"],
-    ["a negative split offset", { body: "abc", split: { at: [1, -2] } }, "Replay: the reply is malformed: split.at[1] must be an integer byte offset >= 0 (got -2)"],
-    ["a fractional seed", { body: "abc", split: { seed: 1.5 } }, "Replay: the reply is malformed: split must be { at: [byte offsets] } or { seed: integer, maxRead?: integer >= 1 } (got seed 1.5)"],
-    ["split of the wrong shape", { body: "abc", split: [1, 2] }, "Replay: the reply is malformed: split must be { at: [byte offsets] } or { seed: integer, maxRead?: integer >= 1 } (got an array)"],
-    ["maxRead 0", { body: "abc", split: { seed: 1, maxRead: 0 } }, "Replay: the reply is malformed: split.maxRead must be an integer >= 1 (got 0)"],
-    ["split with a body already in reads", { body: ["a", "b"], split: { at: [1] } }, "Replay: the reply is malformed: split applies to a string or bytes body; an array body already is the reads"],
-    ["a pace that is not a duration", { body: "", pace: "soon" }, "Replay: the reply is malformed: pace must be a duration such as \"100 millis\" or a number of milliseconds >= 0 (got \"soon\")"],
-    ["a negative pace in a list", { body: "", pace: ["1 millis", -5] }, "Replay: the reply is malformed: pace[1] must be a duration such as \"100 millis\" or a number of milliseconds >= 0 (got -5)"],
-    ["headersAfter NaN", { body: "", headersAfter: Number.NaN }, "Replay: the reply is malformed: headersAfter must be a duration such as \"100 millis\" or a number of milliseconds >= 0 (got NaN)"],
-    ["stall not a boolean", { body: "", stall: "yes" }, "Replay: the reply is malformed: stall must be true or false (got \"yes\")"],
-    ["stall and drop together", { body: "", stall: true, drop: true }, "Replay: the reply is malformed: stall and drop cannot both be set"]
+    [
+      "an unknown field",
+      { body: "", statusCode: 500 },
+      "Replay: the reply is malformed: unknown field \"statusCode\" (a reply has status, headers, body, split, pace, stall, drop, headersAfter)"
+    ],
+    [
+      "headers with a number value",
+      { body: "", headers: { "retry-after": 7 } },
+      "Replay: the reply is malformed: headers must be an object of string values (got an object)"
+    ],
+    [
+      "an invalid header name",
+      { body: "", headers: { "bad name": "x" } },
+      `Replay: the reply is malformed: headers are not valid HTTP headers: ${headersError({ "bad name": "x" })}`
+    ],
+    [
+      "split.at not an array",
+      { body: "abc", split: { at: "1" } },
+      "Replay: the reply is malformed: split.at must be an array of integer byte offsets >= 0 (got \"1\")"
+    ],
+    [
+      "a negative split offset",
+      { body: "abc", split: { at: [1, -2] } },
+      "Replay: the reply is malformed: split.at[1] must be an integer byte offset >= 0 (got -2)"
+    ],
+    [
+      "a fractional seed",
+      { body: "abc", split: { seed: 1.5 } },
+      "Replay: the reply is malformed: split must be { at: [byte offsets] } or { seed: integer, maxRead?: integer >= 1 } (got seed 1.5)"
+    ],
+    [
+      "split of the wrong shape",
+      { body: "abc", split: [1, 2] },
+      "Replay: the reply is malformed: split must be { at: [byte offsets] } or { seed: integer, maxRead?: integer >= 1 } (got an array)"
+    ],
+    [
+      "maxRead 0",
+      { body: "abc", split: { seed: 1, maxRead: 0 } },
+      "Replay: the reply is malformed: split.maxRead must be an integer >= 1 (got 0)"
+    ],
+    [
+      "split with a body already in reads",
+      { body: ["a", "b"], split: { at: [1] } },
+      "Replay: the reply is malformed: split applies to a string or bytes body; an array body already is the reads"
+    ],
+    [
+      "a pace that is not a duration",
+      { body: "", pace: "soon" },
+      "Replay: the reply is malformed: pace must be a duration such as \"100 millis\" or a number of milliseconds >= 0 (got \"soon\")"
+    ],
+    [
+      "a negative pace in a list",
+      { body: "", pace: ["1 millis", -5] },
+      "Replay: the reply is malformed: pace[1] must be a duration such as \"100 millis\" or a number of milliseconds >= 0 (got -5)"
+    ],
+    [
+      "headersAfter NaN",
+      { body: "", headersAfter: Number.NaN },
+      "Replay: the reply is malformed: headersAfter must be a duration such as \"100 millis\" or a number of milliseconds >= 0 (got NaN)"
+    ],
+    [
+      "stall not a boolean",
+      { body: "", stall: "yes" },
+      "Replay: the reply is malformed: stall must be true or false (got \"yes\")"
+    ],
+    [
+      "stall and drop together",
+      { body: "", stall: true, drop: true },
+      "Replay: the reply is malformed: stall and drop cannot both be set"
+    ]
   ]
   for (const [name, replies, message] of cases) {
     it.effect(name, () =>
@@ -68,7 +160,9 @@ describe("Replay rejects a malformed reply with a ReplayError when the layer is 
         const fromMake = yield* Effect.flip(Replay.make(untyped(replies)))
         expect(fromMake).toBeInstanceOf(Replay.ReplayError)
         expect([fromMake._tag, fromMake.message]).toStrictEqual(["ReplayError", message])
-        const fromLayer = yield* Effect.flip(Effect.provide(collect, Layer.provide(model, Replay.layer(untyped(replies)))))
+        const fromLayer = yield* Effect.flip(
+          Effect.provide(collect, Layer.provide(model, Replay.layer(untyped(replies))))
+        )
         expect(fromLayer).toStrictEqual(new Replay.ReplayError({ message }))
       }))
   }
@@ -128,7 +222,11 @@ describe("Replay checks a function's replies per request", () => {
       expect((yield* Replay.requests).length).toBe(2)
     }).pipe(
       Effect.provide(model),
-      Effect.provide(Replay.layer((_, n) => n === 0 ? { body: answer.join("") } : untyped({ status: "503", body: "" }) as Replay.Reply))
+      Effect.provide(
+        Replay.layer((_, n) =>
+          n === 0 ? { body: answer.join("") } : untyped({ status: "503", body: "" }) as Replay.Reply
+        )
+      )
     ))
 
   it.effect("a function that throws ends the stream in an error saying so", () =>

@@ -45,7 +45,12 @@ describe("TestModel", () => {
       ])
     }).pipe(Effect.provide(TestModel.layer({
       interval: "1 second",
-      responses: [[StreamChunk.textDelta("1"), StreamChunk.textDelta("2"), StreamChunk.textDelta("3"), StreamChunk.finish("stop")]]
+      responses: [[
+        StreamChunk.textDelta("1"),
+        StreamChunk.textDelta("2"),
+        StreamChunk.textDelta("3"),
+        StreamChunk.finish("stop")
+      ]]
     }))))
 
   it.effect("sleep steps pause the script", () =>
@@ -55,9 +60,18 @@ describe("TestModel", () => {
       expect(yield* Ref.get(seen)).toStrictEqual([StreamChunk.textDelta("a")])
       yield* TestClock.adjust("1 second")
       yield* Fiber.join(fiber)
-      expect(yield* Ref.get(seen)).toStrictEqual([StreamChunk.textDelta("a"), StreamChunk.textDelta("b"), StreamChunk.finish("stop")])
+      expect(yield* Ref.get(seen)).toStrictEqual([
+        StreamChunk.textDelta("a"),
+        StreamChunk.textDelta("b"),
+        StreamChunk.finish("stop")
+      ])
     }).pipe(Effect.provide(TestModel.layer({
-      responses: [[StreamChunk.textDelta("a"), TestModel.sleep("10 seconds"), StreamChunk.textDelta("b"), StreamChunk.finish("stop")]]
+      responses: [[
+        StreamChunk.textDelta("a"),
+        TestModel.sleep("10 seconds"),
+        StreamChunk.textDelta("b"),
+        StreamChunk.finish("stop")
+      ]]
     }))))
 
   it.effect("a stall with an idle timeout ends in a timeout error only once the clock moves", () =>
@@ -70,7 +84,10 @@ describe("TestModel", () => {
       yield* Fiber.join(fiber)
       expect(yield* Ref.get(seen)).toStrictEqual([
         StreamChunk.textDelta("a"),
-        { type: "error", error: { code: "timeout", message: "Idle timeout: nothing for 5s", retryable: true, provider: "test" } }
+        {
+          type: "error",
+          error: { code: "timeout", message: "Idle timeout: nothing for 5s", retryable: true, provider: "test" }
+        }
       ])
     }).pipe(Effect.provide(TestModel.layer({
       responses: [[StreamChunk.textDelta("a"), TestModel.stall]],
@@ -116,7 +133,12 @@ describe("TestModel", () => {
       ])
     }).pipe(Effect.provide(TestModel.layer({
       interval: "4 seconds",
-      responses: [[StreamChunk.textDelta("a"), StreamChunk.textDelta("b"), StreamChunk.textDelta("c"), StreamChunk.finish("stop")]],
+      responses: [[
+        StreamChunk.textDelta("a"),
+        StreamChunk.textDelta("b"),
+        StreamChunk.textDelta("c"),
+        StreamChunk.finish("stop")
+      ]],
       timeouts: { idle: "5 seconds" }
     }))))
 
@@ -167,14 +189,23 @@ describe("TestModel", () => {
         StreamChunk.textDelta("a"),
         {
           type: "error",
-          error: { code: "rate_limit", message: "slow down", status: 429, retryable: true, retryAfterMs: 2000, provider: "acme" }
+          error: {
+            code: "rate_limit",
+            message: "slow down",
+            status: 429,
+            retryable: true,
+            retryAfterMs: 2000,
+            provider: "acme"
+          }
         }
       ])
     }).pipe(Effect.provide(TestModel.layer({
       provider: "acme",
       responses: [[
         StreamChunk.textDelta("a"),
-        TestModel.fail(LlmError.make({ code: "rate_limit", message: "slow down", status: 429, retryAfterMs: 2000, provider: "acme" })),
+        TestModel.fail(
+          LlmError.make({ code: "rate_limit", message: "slow down", status: 429, retryAfterMs: 2000, provider: "acme" })
+        ),
         StreamChunk.textDelta("never")
       ]]
     }))))
@@ -183,7 +214,10 @@ describe("TestModel", () => {
     Effect.gen(function*() {
       expect(yield* collect("x")).toStrictEqual([
         StreamChunk.textDelta("a"),
-        { type: "error", error: { code: "unknown", message: "Internal defect: decoder bug", retryable: false, provider: "test" } }
+        {
+          type: "error",
+          error: { code: "unknown", message: "Internal defect: decoder bug", retryable: false, provider: "test" }
+        }
       ])
     }).pipe(Effect.provide(TestModel.layer({
       responses: [[StreamChunk.textDelta("a"), TestModel.die(new Error("decoder bug"))]]
@@ -250,16 +284,32 @@ describe("TestModel", () => {
 
   it.effect("a script that calls a tool and says stop reports tool_calls, in the chunks and the Response", () =>
     Effect.gen(function*() {
-      const call = { index: 0, id: "call_1", name: "get_weather", arguments: { city: "Paris" }, rawArguments: "{\"city\":\"Paris\"}" }
+      const call = {
+        index: 0,
+        id: "call_1",
+        name: "get_weather",
+        arguments: { city: "Paris" },
+        rawArguments: "{\"city\":\"Paris\"}"
+      }
       expect(yield* collect("weather?")).toStrictEqual([
         StreamChunk.toolCall(call),
         { type: "finish", reason: "tool_calls", rawReason: "stop" }
       ])
       const response = yield* LanguageModel.chat("weather?")
-      expect([response.finishReason, response.rawFinishReason, response.toolCalls]).toStrictEqual(["tool_calls", "stop", [call]])
+      expect([response.finishReason, response.rawFinishReason, response.toolCalls]).toStrictEqual([
+        "tool_calls",
+        "stop",
+        [call]
+      ])
     }).pipe(Effect.provide(TestModel.layer({
       responses: [[
-        StreamChunk.toolCall({ index: 0, id: "call_1", name: "get_weather", arguments: { city: "Paris" }, rawArguments: "{\"city\":\"Paris\"}" }),
+        StreamChunk.toolCall({
+          index: 0,
+          id: "call_1",
+          name: "get_weather",
+          arguments: { city: "Paris" },
+          rawArguments: "{\"city\":\"Paris\"}"
+        }),
         StreamChunk.finish("stop", "stop")
       ]]
     }))))
@@ -277,7 +327,10 @@ describe("TestModel", () => {
       )
     }).pipe(Effect.provide(TestModel.layer({
       responses: [
-        [StreamChunk.textDelta("a"), TestModel.fail({ code: "rate_limit", message: "slow down", status: 429, retryAfterMs: 2000 })],
+        [
+          StreamChunk.textDelta("a"),
+          TestModel.fail({ code: "rate_limit", message: "slow down", status: 429, retryAfterMs: 2000 })
+        ],
         [
           StreamChunk.textDelta("a"),
           TestModel.fail(LlmError.make({ code: "rate_limit", message: "slow down", status: 429, retryAfterMs: 2000 }))

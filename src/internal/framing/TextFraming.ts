@@ -5,8 +5,8 @@
  *
  * @since 0.1.0
  */
-import * as Redact from "../redact.js"
 import * as LlmError from "../../LlmError.js"
+import * as Redact from "../redact.js"
 
 /** The default cap on one pending event, in characters: 16 MiB. */
 export const defaultMaxEventBytes = 16 * 1024 * 1024

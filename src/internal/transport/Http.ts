@@ -20,8 +20,8 @@ import * as FiberRef from "effect/FiberRef"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import type * as Tracer from "effect/Tracer"
-import type * as Redact from "../redact.js"
 import * as LlmError from "../../LlmError.js"
+import type * as Redact from "../redact.js"
 
 /** The HTTP client service providers need (any `HttpClient` layer works). */
 export type Client = HttpClient.HttpClient
@@ -78,13 +78,24 @@ const redirectStatuses: ReadonlySet<number> = new Set([301, 302, 303, 307, 308])
  * A transport failure. Client errors can quote a header value (undici does for an invalid one), so
  * every secret is cut out of the message, whatever its shape.
  */
-const networkError = (provider: string, mask: Redact.Masker | undefined, what: string, cause: unknown): LlmError.LlmError => {
+const networkError = (
+  provider: string,
+  mask: Redact.Masker | undefined,
+  what: string,
+  cause: unknown
+): LlmError.LlmError => {
   const message = `${what}: ${cause instanceof Error ? cause.message : String(cause)}`
   return LlmError.make({ code: "network", message: mask === undefined ? message : mask.text(message), provider })
 }
 
 /** Control characters (CR, LF …) make a header value invalid; such a key is a configuration error. */
-const hasControlCharacter = (value: string): boolean => /[\u0000-\u001f\u007f]/.test(value)
+const hasControlCharacter = (value: string): boolean => {
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i)
+    if (c < 0x20 || c === 0x7f) return true
+  }
+  return false
+}
 
 /** The error of a redirect that is not followed. */
 const redirectError = (provider: string, message: string, status: number): LlmError.LlmError =>
@@ -115,7 +126,9 @@ const recordHeaders = (
 ): void => {
   for (const name of allowed) {
     const value = headers[name]
-    if (value !== undefined) span.attribute(`${prefix}.${name}`, LlmError.scrub(mask === undefined ? value : mask.text(value)))
+    if (value !== undefined) {
+      span.attribute(`${prefix}.${name}`, LlmError.scrub(mask === undefined ? value : mask.text(value)))
+    }
   }
 }
 
@@ -196,7 +209,12 @@ export const postJson = (options: {
           status: response.status,
           headers: lowerCased(response.headers),
           body: Stream.mapError(response.stream, (e) =>
-            networkError(provider, mask, "The connection failed while streaming", (e as { cause?: unknown }).cause ?? e))
+            networkError(
+              provider,
+              mask,
+              "The connection failed while streaming",
+              (e as { cause?: unknown }).cause ?? e
+            ))
         }
       }
       // The redirect's own body is not wanted: stop reading it, which closes its connection.

@@ -25,10 +25,10 @@ import * as Stream from "effect/Stream"
 import * as LlmError from "../../LlmError.js"
 import type * as ProviderOptions from "../../ProviderOptions.js"
 import * as StreamChunk from "../../StreamChunk.js"
+import type * as ChunkDecoder from "../ChunkDecoder.js"
 import * as HandoffModule from "../handoff.js"
 import * as Redact from "../redact.js"
 import * as Unwrap from "../unwrap.js"
-import type * as ChunkDecoder from "../ChunkDecoder.js"
 import * as Http from "./Http.js"
 import * as HttpStatus from "./HttpStatus.js"
 import * as Retry from "./Retry.js"
@@ -160,7 +160,11 @@ const maskInfo = (mask: Redact.Masker, info: LlmError.ErrorInfo): LlmError.Error
  * a key from the masking of its text. A reasoning trace is searched only near its end until a key
  * turns up in it (its `accumulated` text is rebuilt from the unmasked trace by the decoder).
  */
-const maskChunk = (c: StreamChunk.StreamChunk, mask: Redact.Masker, taint: { reasoning: boolean }): StreamChunk.StreamChunk => {
+const maskChunk = (
+  c: StreamChunk.StreamChunk,
+  mask: Redact.Masker,
+  taint: { reasoning: boolean }
+): StreamChunk.StreamChunk => {
   switch (c.type) {
     case "text-delta": {
       const delta = mask.cut(c.delta)
@@ -277,7 +281,9 @@ const readDocument = (
   })
 
 /** What an error says about a body it quotes that was cut. */
-const cutNote = (document: Document): string => (document.cut ? ` (the response body was cut at ${maxDocumentBytes} bytes)` : "")
+const cutNote = (
+  document: Document
+): string => (document.cut ? ` (the response body was cut at ${maxDocumentBytes} bytes)` : "")
 
 /** Maps a non-2xx response to its error, with the retry facts the transport adds. */
 const statusError = <Ev>(
@@ -290,8 +296,12 @@ const statusError = <Ev>(
     const retryAfterMs = Retry.retryAfterMs(headers, now)
     // A proxy's HTML error page says nothing a message should quote: the status speaks, the page is kept as details.
     const html = isHtml(document.text)
-    const info = req.errorFromResponse(status, html ? "" : document.text, { requestId: requestIdOf(headers), retryAfterMs })
-    const retryable = Retry.shouldRetryHeader(headers) ?? (info.code !== "quota" && HttpStatus.isRetryableStatus(status))
+    const info = req.errorFromResponse(status, html ? "" : document.text, {
+      requestId: requestIdOf(headers),
+      retryAfterMs
+    })
+    const retryable = Retry.shouldRetryHeader(headers) ??
+      (info.code !== "quota" && HttpStatus.isRetryableStatus(status))
     return Effect.fail(LlmError.fromInfo({
       ...info,
       message: info.message + (html ? " (an HTML page)" : "") + cutNote(document),
@@ -312,7 +322,12 @@ const isHtml = (text: string): boolean => /^[\s\uFEFF]*</.test(text)
 const errorDocument = (parsed: unknown): unknown => {
   const candidate = Array.isArray(parsed) && parsed.length > 0 ? parsed[0] : parsed
   if (typeof candidate !== "object" || candidate === null || Array.isArray(candidate)) return undefined
-  const o = candidate as { readonly error?: unknown; readonly type?: unknown; readonly status?: unknown; readonly code?: unknown }
+  const o = candidate as {
+    readonly error?: unknown
+    readonly type?: unknown
+    readonly status?: unknown
+    readonly code?: unknown
+  }
   const httpLike = (u: unknown): boolean => typeof u === "number" && u >= 400 && u <= 599
   const isError = (o.error !== undefined && o.error !== null && o.error !== false) || o.type === "error" ||
     httpLike(o.status) || httpLike(o.code)
@@ -345,7 +360,10 @@ const documentError = <Ev>(
     : `a ${label ?? "untyped"} document`
   const error = errorDocument(parsed)
   const info = error !== undefined
-    ? req.errorFromResponse(undefined, error === parsed ? document.text : JSON.stringify(error), { requestId, retryAfterMs: undefined })
+    ? req.errorFromResponse(undefined, error === parsed ? document.text : JSON.stringify(error), {
+      requestId,
+      retryAfterMs: undefined
+    })
     : LlmError.info({
       code: "protocol",
       message: `Expected a stream (${expected}), got ${got}`,
@@ -419,7 +437,13 @@ const produce = <Ev>(
   handoff: Handoff
 ): Effect.Effect<void, never, Http.Client> =>
   Effect.gen(function*() {
-    const response = yield* Http.postJson({ url: req.url, headers: req.headers, body: req.body, provider: req.provider, mask })
+    const response = yield* Http.postJson({
+      url: req.url,
+      headers: req.headers,
+      body: req.body,
+      provider: req.provider,
+      mask
+    })
     handoff.startIdle()
     const headers = maskHeaders(response.headers, mask)
     const toPull = yield* Channel.toPull(Stream.toChannel(response.body))
@@ -449,7 +473,13 @@ const produce = <Ev>(
       kind = sniffed(req.streamType, first, ended)
     }
     if (kind === "document" || kind === "html") {
-      return yield* documentError(req, response.status, headers, kind, yield* readDocument(pull, handoff, held, ended, mask))
+      return yield* documentError(
+        req,
+        response.status,
+        headers,
+        kind,
+        yield* readDocument(pull, handoff, held, ended, mask)
+      )
     }
     const decode = bodyDecoder(req, secrets, mask)
     let next: Chunk.Chunk<Uint8Array> | undefined = Chunk.unsafeFromArray(held)

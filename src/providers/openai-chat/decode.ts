@@ -11,13 +11,13 @@
  * @since 0.1.0
  */
 import type * as ContentPart from "../../ContentPart.js"
-import * as LlmError from "../../LlmError.js"
+import type { ChunkDecoder } from "../../internal/ChunkDecoder.js"
+import type * as Sse from "../../internal/framing/Sse.js"
 import * as Json from "../../internal/json.js"
+import * as LlmError from "../../LlmError.js"
 import * as StreamChunk from "../../StreamChunk.js"
 import * as ToolCall from "../../ToolCall.js"
 import * as Usage from "../../Usage.js"
-import type { ChunkDecoder } from "../../internal/ChunkDecoder.js"
-import type * as Sse from "../../internal/framing/Sse.js"
 import * as Errors from "./errors.js"
 import * as Events from "./events.js"
 
@@ -146,7 +146,9 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
       if (Events.isNonEmptyString(part.thinking)) reasoningText(out, part.thinking)
       else if (Events.isArray(part.thinking)) {
         for (const inner of part.thinking) {
-          if (Events.isObject<{ text: string }>(inner) && Events.isNonEmptyString(inner.text)) reasoningText(out, inner.text)
+          if (Events.isObject<{ text: string }>(inner) && Events.isNonEmptyString(inner.text)) {
+            reasoningText(out, inner.text)
+          }
         }
       }
     }
@@ -154,8 +156,13 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
 
   // --- tool calls ------------------------------------------------------------------------------
 
-  const newCall = (): Call =>
-    ({ index: callCount++, id: undefined, name: undefined, held: undefined, announced: false })
+  const newCall = (): Call => ({
+    index: callCount++,
+    id: undefined,
+    name: undefined,
+    held: undefined,
+    announced: false
+  })
 
   /**
    * Finds the `tool_calls` call a piece belongs to; the host's `index` is only a key, never our index.
@@ -218,12 +225,15 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
     for (const call of assembler.finishAll()) {
       // A call is nothing without a name: say so, keeping what arrived, rather than invent one.
       if (call.name === "") {
-        return fail(out, LlmError.info({
-          code: "protocol",
-          message: "A tool call ended without a name",
-          provider,
-          details: { index: call.index, id: call.id, rawArguments: call.rawArguments }
-        }))
+        return fail(
+          out,
+          LlmError.info({
+            code: "protocol",
+            message: "A tool call ended without a name",
+            provider,
+            details: { index: call.index, id: call.id, rawArguments: call.rawArguments }
+          })
+        )
       }
       emittedToolCall = true
       emit(out, StreamChunk.toolCall(call))
@@ -313,7 +323,7 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
     if (Events.isArray(searchResults)) {
       for (const r of searchResults) if (Events.isObject<Events.SearchResult>(r)) source(r.url, r.title)
     }
-    if (Events.isArray(citations)) for (const url of citations) source(url, undefined)
+    if (Events.isArray(citations)) { for (const url of citations) source(url, undefined) }
   }
 
   const done = (out: Out): void => {
@@ -332,11 +342,14 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
     // Some hosts end a failed generation with a finish reason instead of an error body.
     const failedCode = rawFinish === undefined ? undefined : failedFinish.get(rawFinish.toLowerCase())
     if (failedCode !== undefined) {
-      return fail(out, LlmError.info({
-        code: failedCode,
-        message: `The provider ended the response with finish_reason "${rawFinish}"`,
-        provider
-      }))
+      return fail(
+        out,
+        LlmError.info({
+          code: failedCode,
+          message: `The provider ended the response with finish_reason "${rawFinish}"`,
+          provider
+        })
+      )
     }
     const normalized = StreamChunk.normalizeFinishReason(rawFinish)
     // A refusal arrives with finish_reason "stop"; hosts like Ollama say "stop" after tool calls.
@@ -386,7 +399,11 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
     }
     // Groq puts the same totals in `usage` and `x_groq.usage`: one snapshot, not two.
     const groq = Events.isObject<{ usage: unknown }>(c.x_groq) ? c.x_groq : undefined
-    const u = Events.isObject<Events.ChatUsage>(c.usage) ? c.usage : Events.isObject<Events.ChatUsage>(groq?.usage) ? groq.usage : undefined
+    const u = Events.isObject<Events.ChatUsage>(c.usage)
+      ? c.usage
+      : Events.isObject<Events.ChatUsage>(groq?.usage)
+      ? groq.usage
+      : undefined
     if (u !== undefined) usage(out, u)
   }
 

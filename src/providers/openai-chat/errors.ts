@@ -6,8 +6,8 @@
  *
  * @since 0.1.0
  */
-import * as LlmError from "../../LlmError.js"
 import * as HttpStatus from "../../internal/transport/HttpStatus.js"
+import * as LlmError from "../../LlmError.js"
 import * as Events from "./events.js"
 
 /** Provider `code` / `type` strings more precise than any HTTP status: they override it. */

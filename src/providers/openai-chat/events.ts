@@ -189,8 +189,7 @@ export interface MistralContentPartFields {
 export type Unchecked<T> = { readonly [K in keyof T]?: unknown }
 
 /** Whether a value is a JSON object (not an array), to read as a possible `T`. */
-export const isObject = <T>(u: unknown): u is Unchecked<T> =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
+export const isObject = <T>(u: unknown): u is Unchecked<T> => typeof u === "object" && u !== null && !Array.isArray(u)
 
 /** Whether a value is a JSON array. */
 export const isArray = (u: unknown): u is ReadonlyArray<unknown> => Array.isArray(u)

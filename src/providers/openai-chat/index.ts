@@ -2,22 +2,33 @@
  * `OpenAiChat`: the Chat Completions streaming protocol, for OpenAI, Azure OpenAI and every
  * compatible host (see `presets.ts`).
  *
+ * @example
+ * ```ts
+ * import { FetchHttpClient } from "@effect/platform"
+ * import { Effect, Layer } from "effect"
+ * import { LanguageModel, OpenAiChat } from "effect-llm-stream"
+ *
+ * // Reads GROQ_API_KEY (and GROQ_BASE_URL, if set) through Config.
+ * const Groq = OpenAiChat.layerConfig({ preset: "groq", model: "llama-3.3-70b-versatile" })
+ * const main = LanguageModel.chat("Hello").pipe(Effect.provide(Layer.provide(Groq, FetchHttpClient.layer)))
+ * ```
+ *
  * @since 0.1.0
  */
+import type { HttpClient } from "@effect/platform/HttpClient"
 import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
+import * as Sse from "../../internal/framing/Sse.js"
+import * as Http from "../../internal/transport/Http.js"
+import * as Transport from "../../internal/transport/Transport.js"
 import * as LanguageModel from "../../LanguageModel.js"
 import * as LlmError from "../../LlmError.js"
 import * as ProviderOptions from "../../ProviderOptions.js"
 import * as StreamChunk from "../../StreamChunk.js"
-import type { HttpClient } from "@effect/platform/HttpClient"
-import * as Http from "../../internal/transport/Http.js"
-import * as Sse from "../../internal/framing/Sse.js"
-import * as Transport from "../../internal/transport/Transport.js"
 import * as Decode from "./decode.js"
 import * as Errors from "./errors.js"
 import * as Presets from "./presets.js"
@@ -25,7 +36,12 @@ import * as Request from "./request.js"
 
 export { type Preset, type PresetName, presets } from "./presets.js"
 
-/** Options of an `OpenAiChat` model. */
+/**
+ * Options of an `OpenAiChat` model.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Options extends ProviderOptions.Common {
   /** A known host (default `"openai"`): base URL, key variable and request quirks. */
   readonly preset?: Presets.PresetName | undefined
@@ -33,7 +49,12 @@ export interface Options extends ProviderOptions.Common {
   readonly provider?: string | undefined
 }
 
-/** Builds the service from options (uses the `HttpClient` in the context). */
+/**
+ * Builds the service from options (uses the `HttpClient` in the context).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
 export const make = (options: Options): Effect.Effect<LanguageModel.Service, never, HttpClient> =>
   Effect.map(Http.Client, (client) => {
     const preset: Presets.Preset = Presets.presets[options.preset ?? "openai"]
@@ -45,7 +66,9 @@ export const make = (options: Options): Effect.Effect<LanguageModel.Service, nev
       provider,
       model: options.model,
       stream: (request) => {
-        if (baseUrl === "") return configError(`The ${provider} preset needs a baseUrl (or ${preset.baseUrlEnv ?? "a base URL"})`)
+        if (baseUrl === "") {
+          return configError(`The ${provider} preset needs a baseUrl (or ${preset.baseUrlEnv ?? "a base URL"})`)
+        }
         if (options.apiKey === undefined && preset.requiresKey) {
           return Stream.succeed(StreamChunk.error(LlmError.info({
             code: "authentication",
@@ -93,7 +116,12 @@ const parseBody = (text: string): unknown => {
   }
 }
 
-/** A layer providing `LanguageModel` for a Chat Completions model. */
+/**
+ * A layer providing `LanguageModel` for a Chat Completions model.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
 export const layer = (options: Options): Layer.Layer<LanguageModel.LanguageModel, never, HttpClient> =>
   Layer.effect(LanguageModel.LanguageModel, make(options))
 
@@ -101,6 +129,9 @@ export const layer = (options: Options): Layer.Layer<LanguageModel.LanguageModel
  * Like {@link layer}, reading the API key (and optionally the base URL) from the environment through
  * `Config`: `OPENAI_API_KEY`, `GROQ_API_KEY` … as the preset names them. Fails with a `ConfigError`
  * when the preset needs a key, or (Azure) a base URL, and none is set.
+ *
+ * @since 0.1.0
+ * @category layers
  */
 export const layerConfig = (
   options: Omit<Options, "apiKey">
@@ -118,7 +149,9 @@ export const layerConfig = (
     : ProviderOptions.optionalString(preset.baseUrlEnv)
   return Layer.effect(
     LanguageModel.LanguageModel,
-    Effect.flatMap(Config.all([key, base]), ([apiKey, baseUrl]) =>
-      make({ ...options, apiKey, baseUrl: options.baseUrl ?? baseUrl }))
+    Effect.flatMap(
+      Config.all([key, base]),
+      ([apiKey, baseUrl]) => make({ ...options, apiKey, baseUrl: options.baseUrl ?? baseUrl })
+    )
   )
 }

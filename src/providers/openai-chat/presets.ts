@@ -6,7 +6,12 @@
  * @since 0.1.0
  */
 
-/** What differs between Chat Completions hosts. */
+/**
+ * What differs between Chat Completions hosts.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export interface Preset {
   /** The provider name reported in chunks, errors and meter keys. */
   readonly provider: string
@@ -53,7 +58,12 @@ const local = (provider: string, baseUrl: string, baseUrlEnv: string): Preset =>
   includeUsage: true
 })
 
-/** Every known Chat Completions host. */
+/**
+ * Every known Chat Completions host.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
 export const presets = {
   openai: cloud("openai", "https://api.openai.com/v1", "OPENAI_API_KEY", { maxTokensField: "max_completion_tokens" }),
   azure: cloud("azure", "", "AZURE_OPENAI_API_KEY", {
@@ -79,5 +89,10 @@ export const presets = {
   llamacpp: local("llamacpp", "http://localhost:8080/v1", "LLAMACPP_BASE_URL")
 } satisfies Record<string, Preset>
 
-/** The name of a known preset. */
+/**
+ * The name of a known preset.
+ *
+ * @since 0.1.0
+ * @category models
+ */
 export type PresetName = keyof typeof presets

@@ -4,19 +4,19 @@
  * content types, and our own event-loop lag. Every rule here lives in the transport, so it holds
  * for every provider built on it.
  */
-import { describe, expect, it } from "@effect/vitest"
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
 import * as Tracer from "effect/Tracer"
 import type * as http from "node:http"
+import * as Transport from "../../../src/internal/transport/Transport.js"
 import * as LanguageModel from "../../../src/LanguageModel.js"
 import * as OpenAiChat from "../../../src/providers/openai-chat/index.js"
 import * as Response from "../../../src/Response.js"
 import * as StreamChunk from "../../../src/StreamChunk.js"
-import * as Transport from "../../../src/internal/transport/Transport.js"
 import { chatBody, type Handler, type Hostile, make, writeMany } from "../../support/hostile.js"
 
 const openAiKey = "sk-proj-Zx9Qw8Er7Ty6Ui5Op4As3Df2Gh1Jk0LmNbVcXz"
@@ -115,7 +115,9 @@ describe("secrets: the configured key is masked by value everywhere", () => {
     Effect.gen(function*() {
       // The excerpt keeps 200 characters: the key starts at 180, so a cut would keep its first 20.
       const bad = `{"oops": "${"x".repeat(170)}${openAiKey}${"y".repeat(100)}`
-      const server = yield* serve((_req, res) => sse(res, chatBody("Hi ") .split("data: [DONE]")[0] + `data: ${bad}\n\n`))
+      const server = yield* serve((_req, res) =>
+        sse(res, chatBody("Hi ").split("data: [DONE]")[0] + `data: ${bad}\n\n`)
+      )
       const chunks = yield* chunksFrom(server)
       const error = errorOf(chunks)
       expect(error.code).toBe("protocol")
@@ -163,7 +165,9 @@ describe("secrets: keys that only JSON decoding or a partial mask reveals", () =
         sse(
           res,
           `data: {"id":"c1","model":"${escaped}","choices":[{"index":0,"delta":{"content":"key=${escaped}!"}}]}\n\n` +
-            `data: {"id":"c1","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"t1","function":{"name":"f","arguments":"{\\"k\\":\\"${escaped.replace(/\\/g, "\\\\")}\\"}"}}]}}]}\n\n` +
+            `data: {"id":"c1","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"t1","function":{"name":"f","arguments":"{\\"k\\":\\"${
+              escaped.replace(/\\/g, "\\\\")
+            }\\"}"}}]}}]}\n\n` +
             `data: {"id":"c1","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}\n\ndata: [DONE]\n\n`
         )
       )
@@ -178,7 +182,9 @@ describe("secrets: keys that only JSON decoding or a partial mask reveals", () =
   it.live("the last characters of a key that a server's own mask left ('****' + 16) are masked too", () =>
     Effect.gen(function*() {
       const server = yield* serve((_req, res) =>
-        json(res, 401, { error: { message: `Access denied for key ****${azureKey.slice(-16)}`, code: "invalid_api_key" } })
+        json(res, 401, {
+          error: { message: `Access denied for key ****${azureKey.slice(-16)}`, code: "invalid_api_key" }
+        })
       )
       const error = errorOf(yield* chunksFrom(server, { preset: "azure", apiKey: Redacted.make(azureKey) }))
       expect(error.message).toBe("Access denied for key ****[redacted]")
@@ -206,7 +212,9 @@ describe("secrets: keys that only JSON decoding or a partial mask reveals", () =
       })
       const chunks = yield* Effect.withTracer(chunksFrom(server), recording)
       expect(Response.fromChunks(chunks).text).toBe("ok")
-      const paths = spans.filter((span) => span.name === "http.client POST").map((span) => span.attributes.get("url.path"))
+      const paths = spans.filter((span) => span.name === "http.client POST").map((span) =>
+        span.attributes.get("url.path")
+      )
       expect(paths).toStrictEqual(["/v1/chat/completions", "/leak/[redacted]/chat/completions"])
     }).pipe(Effect.scoped))
 
@@ -247,7 +255,8 @@ describe("redirects: credentials only ever go to the configured origin", () => {
         const chunks = yield* chunksFrom(server, { preset: "azure", apiKey: Redacted.make(azureKey) })
         expect(errorOf(chunks)).toStrictEqual({
           code: "invalid_request",
-          message: `The server redirected to another origin (${other.url}); the API key is only sent to ${server.url}. ` +
+          message:
+            `The server redirected to another origin (${other.url}); the API key is only sent to ${server.url}. ` +
             "If the endpoint moved, set baseUrl to the new location.",
           status,
           retryable: false,
@@ -302,7 +311,11 @@ describe("memory bounds: bodies that are not streams are read only up to 1 MiB",
       })
       const error = errorOf(yield* chunksFrom(server))
       expect(error.code).toBe("server")
-      expect(error.message).toBe(`${"upstream exploded ".repeat(56).slice(0, 1000)}… (the response body was cut at ${Transport.maxDocumentBytes} bytes)`)
+      expect(error.message).toBe(
+        `${
+          "upstream exploded ".repeat(56).slice(0, 1000)
+        }… (the response body was cut at ${Transport.maxDocumentBytes} bytes)`
+      )
       expect(typeof error.details === "string" && error.details.length <= 8192 + 20).toBe(true)
       yield* Effect.sleep("50 millis")
       expect([server.open(), server.aborted()]).toStrictEqual([0, 1])
@@ -361,7 +374,12 @@ describe("content types: a 2xx body is what it is, not what it is labelled", () 
         res.end(JSON.stringify({ error: { message: "Too long", code: "context_length_exceeded" } }))
       })
       const error = errorOf(yield* chunksFrom(server, { retry: { times: 2, schedule: Schedule.spaced("10 millis") } }))
-      expect([error.code, error.message, error.status, error.retryable]).toStrictEqual(["context_length", "Too long", 200, false])
+      expect([error.code, error.message, error.status, error.retryable]).toStrictEqual([
+        "context_length",
+        "Too long",
+        200,
+        false
+      ])
       expect(server.requests.length).toBe(1)
     }).pipe(Effect.scoped))
 
@@ -372,10 +390,16 @@ describe("content types: a 2xx body is what it is, not what it is labelled", () 
         res.end(JSON.stringify({ type: "about:blank", title: "Service Unavailable", status: 503, detail: "Try later" }))
       })
       const error = errorOf(yield* chunksFrom(server))
-      expect([error.code, error.message, error.status, error.retryable]).toStrictEqual(["overloaded", "Try later", 200, true])
+      expect([error.code, error.message, error.status, error.retryable]).toStrictEqual([
+        "overloaded",
+        "Try later",
+        200,
+        true
+      ])
     }).pipe(Effect.scoped))
 
-  const page = `<!DOCTYPE html><html><body><pre>\ndata: {"choices":[{"delta":{"content":"hi"}}]}\n\ndata: [DONE]\n\n</pre></body></html>`
+  const page =
+    `<!DOCTYPE html><html><body><pre>\ndata: {"choices":[{"delta":{"content":"hi"}}]}\n\ndata: [DONE]\n\n</pre></body></html>`
   for (const type of ["text/html; charset=utf-8", "text/event-stream", "text/plain"]) {
     it.live(`an HTML page on a 200 labelled ${type} never yields an answer, even one quoting SSE events`, () =>
       Effect.gen(function*() {
@@ -439,7 +463,10 @@ describe("content types: a 2xx body is what it is, not what it is labelled", () 
         "Expected a stream (text/event-stream), got a body that does not begin as one"
       ])
       const second = errorOf(yield* chunksFrom(server))
-      expect([second.code, second.message]).toStrictEqual(["protocol", "Expected a stream (text/event-stream), got an HTML page"])
+      expect([second.code, second.message]).toStrictEqual([
+        "protocol",
+        "Expected a stream (text/event-stream), got an HTML page"
+      ])
     }).pipe(Effect.scoped))
 
   it.live("JSON errors wrapped in an array, or as {code, message}, on a 200 are those errors", () =>
@@ -453,14 +480,20 @@ describe("content types: a 2xx body is what it is, not what it is labelled", () 
         ))
       })
       const wrapped = errorOf(yield* chunksFrom(server))
-      expect([wrapped.code, wrapped.message, wrapped.retryable]).toStrictEqual(["rate_limit", "Resource exhausted", true])
+      expect([wrapped.code, wrapped.message, wrapped.retryable]).toStrictEqual([
+        "rate_limit",
+        "Resource exhausted",
+        true
+      ])
       const bare = errorOf(yield* chunksFrom(server))
       expect([bare.code, bare.message, bare.retryable]).toStrictEqual(["overloaded", "The model is overloaded", true])
     }).pipe(Effect.scoped))
 
   it.live("a Retry-After of hundreds of digits never puts Infinity in the error", () =>
     Effect.gen(function*() {
-      const server = yield* serve((_req, res) => json(res, 429, { error: { message: "Slow down" } }, { "retry-after": "9".repeat(400) }))
+      const server = yield* serve((_req, res) =>
+        json(res, 429, { error: { message: "Slow down" } }, { "retry-after": "9".repeat(400) })
+      )
       const chunks = yield* chunksFrom(server)
       expect(errorOf(chunks)).toStrictEqual({
         code: "rate_limit",
@@ -557,7 +590,11 @@ describe("under load: many concurrent faulty streams", () => {
         if (last.type === "finish") expect(Response.fromChunks(chunks).text).toBe("alpha beta gamma delta")
         else expect(Response.fromChunks(chunks).text).toBe("alpha ")
       }
-      expect(Object.fromEntries(endings)).toStrictEqual({ "finish:stop": 300, "error:network": 150, "error:server": 150 })
+      expect(Object.fromEntries(endings)).toStrictEqual({
+        "finish:stop": 300,
+        "error:network": 150,
+        "error:server": 150
+      })
       yield* Effect.sleep("100 millis")
       expect(server.open()).toBe(0)
     }).pipe(Effect.scoped))

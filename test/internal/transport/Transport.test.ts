@@ -4,10 +4,10 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Schedule from "effect/Schedule"
 import * as TestClock from "effect/TestClock"
+import * as Retry from "../../../src/internal/transport/Retry.js"
 import * as LlmError from "../../../src/LlmError.js"
 import * as StreamChunk from "../../../src/StreamChunk.js"
 import * as Replay from "../../../src/testing/Replay.js"
-import * as Retry from "../../../src/internal/transport/Retry.js"
 import { awaitSleepUntil, settle } from "../../support/clock.js"
 import { collect, collectResponse, lineFramer, toy } from "../../support/toy.js"
 
@@ -107,7 +107,9 @@ describe("Transport", () => {
 
   it.effect("retries stop after `times`, and the last error is the terminal chunk", () =>
     Effect.gen(function*() {
-      const fiber = yield* Effect.fork(collectResponse(toy({ retry: { times: 1, schedule: Schedule.spaced("1 second") } })))
+      const fiber = yield* Effect.fork(
+        collectResponse(toy({ retry: { times: 1, schedule: Schedule.spaced("1 second") } }))
+      )
       yield* awaitSleepUntil(1_000)
       yield* TestClock.adjust("1 second")
       const response = yield* Fiber.join(fiber)
@@ -179,7 +181,13 @@ describe("Transport", () => {
     Effect.gen(function*() {
       const chunks = yield* collect(toy())
       expect(chunks[chunks.length - 1]).toStrictEqual(
-        StreamChunk.error(LlmError.info({ code: "truncated", message: "The stream ended without the provider's end marker", provider: "toy" }))
+        StreamChunk.error(
+          LlmError.info({
+            code: "truncated",
+            message: "The stream ended without the provider's end marker",
+            provider: "toy"
+          })
+        )
       )
     }).pipe(Effect.provide(Replay.layer({ body: "m\nt:cut off" }))))
 })
@@ -245,7 +253,9 @@ describe("Transport: what is and is not retried", () => {
             },
             end: () => (failed ? [] : inner.end()),
             get error() {
-              return failed ? LlmError.info({ code: "protocol", message: "An event exceeded the 8 bytes limit" }) : undefined
+              return failed
+                ? LlmError.info({ code: "protocol", message: "An event exceeded the 8 bytes limit" })
+                : undefined
             }
           }
         }
@@ -254,10 +264,16 @@ describe("Transport: what is and is not retried", () => {
       expect(chunks).toStrictEqual([
         StreamChunk.metadata("toy", "toy-1"),
         StreamChunk.textDelta("a"),
-        StreamChunk.error(LlmError.info({ code: "protocol", message: "An event exceeded the 8 bytes limit", provider: "toy" }))
+        StreamChunk.error(
+          LlmError.info({ code: "protocol", message: "An event exceeded the 8 bytes limit", provider: "toy" })
+        )
       ])
       expect((yield* Replay.requests).length).toBe(1)
-    }).pipe(Effect.provide(Replay.layer({ body: ["m\nt:a\n", "t:way-too-long-line\n"].map((s) => new TextEncoder().encode(s)) }))))
+    }).pipe(
+      Effect.provide(Replay.layer({
+        body: ["m\nt:a\n", "t:way-too-long-line\n"].map((s) => new TextEncoder().encode(s))
+      }))
+    ))
 
   it.effect("the retry policy uses the server's wait (capped at 60 s) instead of the backoff, for `times` retries", () =>
     Effect.gen(function*() {

@@ -6,11 +6,11 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
+import * as Http from "../../../src/internal/transport/Http.js"
+import * as Transport from "../../../src/internal/transport/Transport.js"
 import * as LlmError from "../../../src/LlmError.js"
 import * as StreamChunk from "../../../src/StreamChunk.js"
 import * as Replay from "../../../src/testing/Replay.js"
-import * as Http from "../../../src/internal/transport/Http.js"
-import * as Transport from "../../../src/internal/transport/Transport.js"
 import { awaitSleepUntil, settle } from "../../support/clock.js"
 import { collect, toy } from "../../support/toy.js"
 
@@ -43,7 +43,9 @@ describe("Transport timeouts", () => {
       yield* TestClock.adjust("1 millis")
       const chunks = yield* Fiber.join(fiber)
       expect(chunks).toStrictEqual([
-        StreamChunk.error(LlmError.info({ code: "timeout", message: "Headers timeout: no response headers within 5s", provider: "toy" }))
+        StreamChunk.error(
+          LlmError.info({ code: "timeout", message: "Headers timeout: no response headers within 5s", provider: "toy" })
+        )
       ])
     }).pipe(Effect.provideServiceEffect(Http.Client, slowHeaders("1 hour", ""))))
 
@@ -61,7 +63,9 @@ describe("Transport timeouts", () => {
       expect(chunks).toStrictEqual([
         StreamChunk.metadata("toy", "toy-1"),
         StreamChunk.textDelta("hi"),
-        StreamChunk.error(LlmError.info({ code: "timeout", message: "Idle timeout: no data from the server for 10s", provider: "toy" }))
+        StreamChunk.error(
+          LlmError.info({ code: "timeout", message: "Idle timeout: no data from the server for 10s", provider: "toy" })
+        )
       ])
     }).pipe(Effect.provideServiceEffect(Http.Client, slowHeaders("30 seconds", "m\nt:hi\n"))))
 
@@ -86,8 +90,10 @@ describe("Transport timeouts", () => {
   it.effect("a consumer slower than the idle limit does not time out: the timer runs only while it waits", () =>
     Effect.gen(function*() {
       const fiber = yield* Effect.fork(
-        Effect.flatMap(timed({ idle: "10 seconds" }), (m) =>
-          Stream.runCollect(m.stream("hi").pipe(Stream.rechunk(1), Stream.tap(() => Effect.sleep("20 seconds")))))
+        Effect.flatMap(
+          timed({ idle: "10 seconds" }),
+          (m) => Stream.runCollect(m.stream("hi").pipe(Stream.rechunk(1), Stream.tap(() => Effect.sleep("20 seconds"))))
+        )
       )
       for (let i = 1; i <= 4; i++) {
         yield* awaitSleepUntil(i * 20_000)

@@ -77,8 +77,11 @@ const request: ChatRequest.Input = "Hello"
 // chat fails with LlmError; catchTag narrows it and exposes the partial Response.
 export const answer: Effect.Effect<string, never, LanguageModel.LanguageModel> = LanguageModel.chat(request).pipe(
   Effect.map((response: Response.Response) => response.text),
-  Effect.catchTag("LlmError", (error: LlmError.LlmError) =>
-    Effect.succeed(`${error.code} retryable=${error.retryable} after=${error.response?.text ?? ""}`))
+  Effect.catchTag(
+    "LlmError",
+    (error: LlmError.LlmError) =>
+      Effect.succeed(`${error.code} retryable=${error.retryable} after=${error.response?.text ?? ""}`)
+  )
 )
 
 export const firstToolCall = (response: Response.Response): string | undefined => response.toolCalls[0]?.name

@@ -1,13 +1,16 @@
 // Run by test/package/package.test.ts with plain `node` (no tsx, no loader) inside an empty project
 // that installed the packed tarball: the published JavaScript must load and work on its own.
-import { strict as assert } from "node:assert"
 import { Effect, Either, Stream } from "effect"
 import { LanguageModel, LlmError, Response, StreamChunk } from "effect-llm-stream"
 import { TestModel } from "effect-llm-stream/testing"
+import { strict as assert } from "node:assert"
 
 // The package resolves to its built files, not to sources.
 assert.match(import.meta.resolve("effect-llm-stream"), /\/node_modules\/effect-llm-stream\/dist\/index\.js$/)
-assert.match(import.meta.resolve("effect-llm-stream/testing"), /\/node_modules\/effect-llm-stream\/dist\/testing\/index\.js$/)
+assert.match(
+  import.meta.resolve("effect-llm-stream/testing"),
+  /\/node_modules\/effect-llm-stream\/dist\/testing\/index\.js$/
+)
 
 const model = TestModel.layer({
   responses: [
@@ -39,4 +42,6 @@ assert.equal(failed.left._tag, "LlmError")
 assert.equal(failed.left.code, "rate_limit")
 assert.equal(failed.left.response?.text, "partial")
 
-console.log(JSON.stringify({ text: streamed.text, finishReason: streamed.finishReason, error: failed.left.code }))
+process.stdout.write(
+  JSON.stringify({ text: streamed.text, finishReason: streamed.finishReason, error: failed.left.code }) + "\n"
+)

@@ -1,18 +1,24 @@
 import { readFileSync } from "node:fs"
 import { describe, expect, it } from "vitest"
-import * as Decode from "../../../src/providers/openai-chat/decode.js"
-import * as LlmError from "../../../src/LlmError.js"
-import * as Response from "../../../src/Response.js"
-import * as StreamChunk from "../../../src/StreamChunk.js"
 import { decodeAll } from "../../../src/internal/ChunkDecoder.js"
 import type * as Sse from "../../../src/internal/framing/Sse.js"
+import * as LlmError from "../../../src/LlmError.js"
+import * as Decode from "../../../src/providers/openai-chat/decode.js"
+import * as Response from "../../../src/Response.js"
+import * as StreamChunk from "../../../src/StreamChunk.js"
 import { argDelta, call, DONE, event, finish, META } from "../../support/chat.js"
 
 // --- input helpers -------------------------------------------------------------------------------
 
 const data = (payload: unknown): Sse.Event => event(JSON.stringify(payload))
 const chunk = (delta: object, finish: string | null = null, extra: object = {}) =>
-  data({ id: "chatcmpl-1", object: "chat.completion.chunk", model: "gpt-test", choices: [{ index: 0, delta, finish_reason: finish }], ...extra })
+  data({
+    id: "chatcmpl-1",
+    object: "chat.completion.chunk",
+    model: "gpt-test",
+    choices: [{ index: 0, delta, finish_reason: finish }],
+    ...extra
+  })
 const usageChunk = (usage: object) => data({ id: "chatcmpl-1", model: "gpt-test", choices: [], usage })
 const decode = (events: Array<Sse.Event>, provider = "openai") => decodeAll(Decode.make({ provider }), events)
 
@@ -49,13 +55,22 @@ describe("OpenAiChat decoder: text and usage", () => {
       META,
       text("Hel"),
       text("lo"),
-      { type: "usage", usage: { inputTokens: 5, outputTokens: 2, totalTokens: 7, cacheReadTokens: 0, reasoningTokens: 0, raw: usage } },
+      {
+        type: "usage",
+        usage: { inputTokens: 5, outputTokens: 2, totalTokens: 7, cacheReadTokens: 0, reasoningTokens: 0, raw: usage }
+      },
       finish("stop", "stop")
     ])
   })
 
   it("reads DeepSeek usage from the finish chunk and reports its cache hits", () => {
-    const usage = { prompt_tokens: 20, completion_tokens: 4, total_tokens: 24, prompt_cache_hit_tokens: 16, prompt_cache_miss_tokens: 4 }
+    const usage = {
+      prompt_tokens: 20,
+      completion_tokens: 4,
+      total_tokens: 24,
+      prompt_cache_hit_tokens: 16,
+      prompt_cache_miss_tokens: 4
+    }
     expect(decode([chunk({ content: "Hi" }), chunk({ content: "" }, "stop", { usage }), DONE])).toStrictEqual([
       META,
       text("Hi"),
@@ -89,11 +104,26 @@ describe("OpenAiChat decoder: text and usage", () => {
       completion_tokens_details: { reasoning_tokens: 290 }
     }
     expect(decode([usageChunk(usage), DONE]).slice(1, 3)).toStrictEqual([
-      { type: "usage", usage: { inputTokens: 12, outputTokens: 291, totalTokens: 303, cacheReadTokens: 11, reasoningTokens: 290, raw: usage } },
+      {
+        type: "usage",
+        usage: {
+          inputTokens: 12,
+          outputTokens: 291,
+          totalTokens: 303,
+          cacheReadTokens: 11,
+          reasoningTokens: 290,
+          raw: usage
+        }
+      },
       { type: "cache-read", cacheReadTokens: 11, accumulated: 11 }
     ])
     // OpenAI's convention (reasoning inside completion_tokens) is left alone.
-    const openai = { prompt_tokens: 15, completion_tokens: 78, total_tokens: 93, completion_tokens_details: { reasoning_tokens: 64 } }
+    const openai = {
+      prompt_tokens: 15,
+      completion_tokens: 78,
+      total_tokens: 93,
+      completion_tokens_details: { reasoning_tokens: 64 }
+    }
     expect(decode([usageChunk(openai), DONE])[1]).toStrictEqual({
       type: "usage",
       usage: { inputTokens: 15, outputTokens: 78, totalTokens: 93, reasoningTokens: 64, raw: openai }
@@ -101,10 +131,25 @@ describe("OpenAiChat decoder: text and usage", () => {
   })
 
   it("reports OpenRouter cache writes, and drops a repeated identical snapshot", () => {
-    const usage = { prompt_tokens: 100, completion_tokens: 5, total_tokens: 105, prompt_tokens_details: { cached_tokens: 0, cache_write_tokens: 90 } }
+    const usage = {
+      prompt_tokens: 100,
+      completion_tokens: 5,
+      total_tokens: 105,
+      prompt_tokens_details: { cached_tokens: 0, cache_write_tokens: 90 }
+    }
     expect(decode([usageChunk(usage), usageChunk({ ...usage }), DONE])).toStrictEqual([
       META,
-      { type: "usage", usage: { inputTokens: 100, outputTokens: 5, totalTokens: 105, cacheReadTokens: 0, cacheWriteTokens: 90, raw: usage } },
+      {
+        type: "usage",
+        usage: {
+          inputTokens: 100,
+          outputTokens: 5,
+          totalTokens: 105,
+          cacheReadTokens: 0,
+          cacheWriteTokens: 90,
+          raw: usage
+        }
+      },
       { type: "cache-write", cacheWriteTokens: 90, accumulated: 90 },
       finish("stop")
     ])
@@ -130,7 +175,11 @@ describe("OpenAiChat decoder: text and usage", () => {
 
   it("reports only the first choice when n > 1", () => {
     expect(decode([
-      data({ id: "chatcmpl-1", model: "gpt-test", choices: [{ index: 0, delta: { content: "A" } }, { index: 1, delta: { content: "B" } }] }),
+      data({
+        id: "chatcmpl-1",
+        model: "gpt-test",
+        choices: [{ index: 0, delta: { content: "A" } }, { index: 1, delta: { content: "B" } }]
+      }),
       DONE
     ])).toStrictEqual([META, text("A"), finish("stop")])
   })
@@ -145,7 +194,10 @@ describe("OpenAiChat decoder: text and usage", () => {
     ])).toStrictEqual([
       META,
       text("Yes[1]"),
-      { type: "content-part", part: { type: "source", sourceType: "url", url: "https://b.example/2", title: "Page B" } },
+      {
+        type: "content-part",
+        part: { type: "source", sourceType: "url", url: "https://b.example/2", title: "Page B" }
+      },
       { type: "content-part", part: { type: "source", sourceType: "url", url: "https://a.example/1" } },
       finish("stop", "stop")
     ])
@@ -155,7 +207,14 @@ describe("OpenAiChat decoder: text and usage", () => {
 describe("OpenAiChat decoder: tool calls", () => {
   it("reads a whole call from one chunk (Groq, xAI)", () => {
     expect(decode([
-      chunk({ tool_calls: [{ id: "tk1", type: "function", function: { name: "weather", arguments: "{\"city\":\"Paris\"}" }, index: 0 }] }),
+      chunk({
+        tool_calls: [{
+          id: "tk1",
+          type: "function",
+          function: { name: "weather", arguments: "{\"city\":\"Paris\"}" },
+          index: 0
+        }]
+      }),
       chunk({}, "tool_calls"),
       DONE
     ])).toStrictEqual([
@@ -169,10 +228,17 @@ describe("OpenAiChat decoder: tool calls", () => {
   it("reads Mistral's whole calls without index, in the finish chunk, as separate calls", () => {
     const usage = { prompt_tokens: 124, total_tokens: 146, completion_tokens: 22 }
     expect(decode([
-      chunk({ content: null, tool_calls: [
-        { id: "a1", function: { name: "weather", arguments: "{\"city\":\"Paris\"}" } },
-        { id: "b2", function: { name: "time", arguments: "{\"tz\":\"CET\"}" } }
-      ] }, "tool_calls", { usage }),
+      chunk(
+        {
+          content: null,
+          tool_calls: [
+            { id: "a1", function: { name: "weather", arguments: "{\"city\":\"Paris\"}" } },
+            { id: "b2", function: { name: "time", arguments: "{\"tz\":\"CET\"}" } }
+          ]
+        },
+        "tool_calls",
+        { usage }
+      ),
       DONE
     ])).toStrictEqual([
       META,
@@ -218,7 +284,9 @@ describe("OpenAiChat decoder: tool calls", () => {
   it("maps provider indices starting at 1 (after a text block) to our index 0", () => {
     expect(decode([
       chunk({ content: "Let me check." }),
-      chunk({ tool_calls: [{ index: 1, id: "toolu_1", type: "function", function: { name: "weather", arguments: "" } }] }),
+      chunk({
+        tool_calls: [{ index: 1, id: "toolu_1", type: "function", function: { name: "weather", arguments: "" } }]
+      }),
       chunk({ tool_calls: [{ index: 1, function: { arguments: "{}" } }] }),
       chunk({}, "tool_calls"),
       DONE
@@ -272,21 +340,31 @@ describe("OpenAiChat decoder: tool calls", () => {
         return (e as Error).message
       }
     })()
-    expect(decode([chunk({ tool_calls: [{ index: 0, id: "c0", function: { name: "weather", arguments: raw } }] }, "tool_calls"), DONE]))
+    expect(
+      decode([
+        chunk({ tool_calls: [{ index: 0, id: "c0", function: { name: "weather", arguments: raw } }] }, "tool_calls"),
+        DONE
+      ])
+    )
       .toStrictEqual([
         META,
         argDelta(0, raw, { id: "c0", name: "weather" }),
-        { type: "tool-call", toolCall: { index: 0, id: "c0", name: "weather", arguments: { raw }, rawArguments: raw, parseError } },
+        {
+          type: "tool-call",
+          toolCall: { index: 0, id: "c0", name: "weather", arguments: { raw }, rawArguments: raw, parseError }
+        },
         finish("tool_calls", "tool_calls")
       ])
   })
 
   it("treats a new id under a known index as a new call, and reads the deprecated function_call", () => {
-    expect(decode([
-      chunk({ tool_calls: [{ index: 0, id: "a", function: { name: "f", arguments: "{}" } }] }),
-      chunk({ tool_calls: [{ index: 0, id: "b", function: { name: "g", arguments: "{}" } }] }),
-      DONE
-    ]).slice(3, 5)).toStrictEqual([call(0, "a", "f", "{}", {}), call(1, "b", "g", "{}", {})])
+    expect(
+      decode([
+        chunk({ tool_calls: [{ index: 0, id: "a", function: { name: "f", arguments: "{}" } }] }),
+        chunk({ tool_calls: [{ index: 0, id: "b", function: { name: "g", arguments: "{}" } }] }),
+        DONE
+      ]).slice(3, 5)
+    ).toStrictEqual([call(0, "a", "f", "{}", {}), call(1, "b", "g", "{}", {})])
     expect(decode([
       chunk({ function_call: { name: "f", arguments: "{\"a" } }),
       chunk({ function_call: { arguments: "\":1}" } }),
@@ -302,7 +380,13 @@ describe("OpenAiChat decoder: tool calls", () => {
   })
 
   it("reports tool_calls when a host says stop after a call (Ollama), keeping the raw reason", () => {
-    expect(decode([chunk({ tool_calls: [{ index: 0, id: "call_1", function: { name: "f", arguments: "{}" } }] }), chunk({}, "stop"), DONE]).at(-1))
+    expect(
+      decode([
+        chunk({ tool_calls: [{ index: 0, id: "call_1", function: { name: "f", arguments: "{}" } }] }),
+        chunk({}, "stop"),
+        DONE
+      ]).at(-1)
+    )
       .toStrictEqual(finish("tool_calls", "stop"))
   })
 })
@@ -369,10 +453,25 @@ describe("OpenAiChat decoder: reasoning and refusals", () => {
 
   it("keeps OpenRouter's reasoning signature and encrypted blocks, without doubling the text", () => {
     expect(decode([
-      chunk({ reasoning: "Hmm", reasoning_details: [{ type: "reasoning.text", text: "Hmm", format: "anthropic-claude-v1", index: 0 }] }),
-      chunk({ reasoning: "", reasoning_details: [{ type: "reasoning.text", text: "", signature: "sig-1", format: "anthropic-claude-v1", index: 0 }] }),
+      chunk({
+        reasoning: "Hmm",
+        reasoning_details: [{ type: "reasoning.text", text: "Hmm", format: "anthropic-claude-v1", index: 0 }]
+      }),
+      chunk({
+        reasoning: "",
+        reasoning_details: [{
+          type: "reasoning.text",
+          text: "",
+          signature: "sig-1",
+          format: "anthropic-claude-v1",
+          index: 0
+        }]
+      }),
       chunk({ content: "Hi" }),
-      chunk({ reasoning: null, reasoning_details: [{ type: "reasoning.encrypted", data: "enc==", format: "openai-responses-v1" }] }),
+      chunk({
+        reasoning: null,
+        reasoning_details: [{ type: "reasoning.encrypted", data: "enc==", format: "openai-responses-v1" }]
+      }),
       chunk({ reasoning_details: [{ type: "reasoning.summary", summary: "Summed up." }] }),
       chunk({}, "stop"),
       DONE
@@ -388,13 +487,22 @@ describe("OpenAiChat decoder: reasoning and refusals", () => {
   })
 
   it("emits a refusal as one content part and finishes with content_filter", () => {
-    const chunks = decode([chunk({ refusal: "I can't" }), chunk({ refusal: " help with that." }), chunk({}, "stop"), DONE])
+    const chunks = decode([
+      chunk({ refusal: "I can't" }),
+      chunk({ refusal: " help with that." }),
+      chunk({}, "stop"),
+      DONE
+    ])
     expect(chunks).toStrictEqual([
       META,
       { type: "content-part", part: { type: "refusal", text: "I can't help with that." } },
       finish("content_filter", "stop")
     ])
-    expect(Response.fromChunks(chunks).message).toStrictEqual({ role: "assistant", content: "", refusal: "I can't help with that." })
+    expect(Response.fromChunks(chunks).message).toStrictEqual({
+      role: "assistant",
+      content: "",
+      refusal: "I can't help with that."
+    })
   })
 })
 
@@ -408,7 +516,10 @@ describe("OpenAiChat decoder: errors and the end of the stream", () => {
     expect(out).toStrictEqual([
       META,
       text("Hi"),
-      { type: "error", error: { code: "server", message: body.error.message, retryable: true, provider: "openai", details: body } }
+      {
+        type: "error",
+        error: { code: "server", message: body.error.message, retryable: true, provider: "openai", details: body }
+      }
     ])
   })
 
@@ -416,7 +527,17 @@ describe("OpenAiChat decoder: errors and the end of the stream", () => {
     const body = { error: { message: "max_tokens is too large", type: "BadRequestError", param: null, code: 400 } }
     expect(decode([data(body), DONE], "vllm")).toStrictEqual([
       { type: "metadata", provider: "vllm" },
-      { type: "error", error: { code: "invalid_request", message: "max_tokens is too large", status: 400, retryable: false, provider: "vllm", details: body } }
+      {
+        type: "error",
+        error: {
+          code: "invalid_request",
+          message: "max_tokens is too large",
+          status: 400,
+          retryable: false,
+          provider: "vllm",
+          details: body
+        }
+      }
     ])
   })
 
@@ -432,12 +553,22 @@ describe("OpenAiChat decoder: errors and the end of the stream", () => {
     }
     expect(decode([data(body), DONE], "openrouter")).toStrictEqual([
       { type: "metadata", provider: "openrouter", model: "gpt-3.5-turbo", responseId: "cmpl-abc123" },
-      { type: "error", error: { code: "server", message: "Provider disconnected unexpectedly", retryable: true, provider: "openrouter", details: body } }
+      {
+        type: "error",
+        error: {
+          code: "server",
+          message: "Provider disconnected unexpectedly",
+          retryable: true,
+          provider: "openrouter",
+          details: body
+        }
+      }
     ])
   })
 
   it("reads old llama.cpp's `error:` SSE field and `event: error` events", () => {
-    const value = "{\"code\":400,\"message\":\"the request exceeds the available context size\",\"type\":\"exceed_context_size_error\",\"n_ctx\":4096}"
+    const value =
+      "{\"code\":400,\"message\":\"the request exceeds the available context size\",\"type\":\"exceed_context_size_error\",\"n_ctx\":4096}"
     expect(decode([event("", { error: value }), DONE], "llamacpp")).toStrictEqual([
       { type: "metadata", provider: "llamacpp" },
       {
@@ -475,7 +606,12 @@ describe("OpenAiChat decoder: errors and the end of the stream", () => {
     ])
     expect(decode([event("[1,2]")])[1]).toStrictEqual({
       type: "error",
-      error: { code: "protocol", message: "The stream sent an event that is not a JSON object: \"[1,2]\"", retryable: false, provider: "openai" }
+      error: {
+        code: "protocol",
+        message: "The stream sent an event that is not a JSON object: \"[1,2]\"",
+        retryable: false,
+        provider: "openai"
+      }
     })
   })
 
@@ -505,21 +641,39 @@ describe("OpenAiChat decoder: errors and the end of the stream", () => {
 describe("OpenAiChat decoder: our own transcripts", () => {
   it("text.sse: an answer in twenty deltas, usage after the finish", () => {
     const chunks = decode(readSse("text.sse"))
-    const answer = "The sky looks blue because the air scatters short, blue wavelengths of sunlight far more than long red ones. " +
+    const answer =
+      "The sky looks blue because the air scatters short, blue wavelengths of sunlight far more than long red ones. " +
       "That scattered light reaches your eyes from every direction, so the whole sky glows. " +
       "At sunset the light crosses more air, and reds and oranges win."
     expect(chunks.map((c) => c.type)).toStrictEqual(["metadata", ...Array(20).fill("text-delta"), "usage", "finish"])
     const response = Response.fromChunks(chunks)
     expect(response.text).toBe(answer)
-    expect(response.metadata).toStrictEqual({ provider: "openai", model: "gpt-4o-mini-2024-07-18", responseId: "chatcmpl-Bq7demoTextSky01" })
-    expect({ ...response.usage, raw: undefined }).toStrictEqual({ inputTokens: 14, outputTokens: 52, totalTokens: 66, cacheReadTokens: 0, reasoningTokens: 0, raw: undefined })
+    expect(response.metadata).toStrictEqual({
+      provider: "openai",
+      model: "gpt-4o-mini-2024-07-18",
+      responseId: "chatcmpl-Bq7demoTextSky01"
+    })
+    expect({ ...response.usage, raw: undefined }).toStrictEqual({
+      inputTokens: 14,
+      outputTokens: 52,
+      totalTokens: 66,
+      cacheReadTokens: 0,
+      reasoningTokens: 0,
+      raw: undefined
+    })
     expect([response.finishReason, response.rawFinishReason, response.error]).toStrictEqual(["stop", "stop", undefined])
   })
 
   it("tool-call.sse: a sentence, then get_weather in six fragments, with cached prompt tokens", () => {
     const chunks = decode(readSse("tool-call.sse"))
     expect(chunks.map((c) => c.type)).toStrictEqual([
-      "metadata", ...Array(4).fill("text-delta"), ...Array(6).fill("tool-call-delta"), "tool-call", "usage", "cache-read", "finish"
+      "metadata",
+      ...Array(4).fill("text-delta"),
+      ...Array(6).fill("tool-call-delta"),
+      "tool-call",
+      "usage",
+      "cache-read",
+      "finish"
     ])
     expect(chunks[5]).toStrictEqual(argDelta(0, "{\"ci", { id: "call_demo_weather_01", name: "get_weather" }))
     const response = Response.fromChunks(chunks)
@@ -532,22 +686,43 @@ describe("OpenAiChat decoder: our own transcripts", () => {
       rawArguments: "{\"city\":\"Paris\",\"unit\":\"celsius\"}"
     }])
     expect(chunks.at(-2)).toStrictEqual({ type: "cache-read", cacheReadTokens: 64, accumulated: 64 })
-    expect([response.usage?.inputTokens, response.usage?.outputTokens, response.usage?.totalTokens]).toStrictEqual([92, 27, 119])
+    expect([response.usage?.inputTokens, response.usage?.outputTokens, response.usage?.totalTokens]).toStrictEqual([
+      92,
+      27,
+      119
+    ])
     expect([response.finishReason, response.rawFinishReason]).toStrictEqual(["tool_calls", "tool_calls"])
   })
 
   it("reasoning.sse: DeepSeek reasoning, a keep-alive, the answer, usage on the finish chunk", () => {
     const chunks = decode(readSse("reasoning.sse"))
-    const thought = "97 is odd, so 2 does not divide it. Its square root is just under 10, so only 3, 5 and 7 need checking. " +
+    const thought =
+      "97 is odd, so 2 does not divide it. Its square root is just under 10, so only 3, 5 and 7 need checking. " +
       "9 + 7 = 16 is not a multiple of 3; it does not end in 0 or 5; 7 × 13 = 91 and 7 × 14 = 98. No divisor works."
     expect(chunks.map((c) => c.type)).toStrictEqual([
-      "metadata", ...Array(14).fill("reasoning-delta"), "reasoning", ...Array(7).fill("text-delta"), "usage", "cache-read", "finish"
+      "metadata",
+      ...Array(14).fill("reasoning-delta"),
+      "reasoning",
+      ...Array(7).fill("text-delta"),
+      "usage",
+      "cache-read",
+      "finish"
     ])
     expect(chunks[14]).toStrictEqual(thinking(" No divisor works.", thought))
     expect(chunks[15]).toStrictEqual({ type: "reasoning", text: thought })
     const response = Response.fromChunks(chunks)
-    expect([response.text, response.reasoning]).toStrictEqual(["Yes, 97 is prime: no whole number from 2 to 9 divides it evenly.", thought])
-    expect({ ...response.usage, raw: undefined }).toStrictEqual({ inputTokens: 21, outputTokens: 118, totalTokens: 139, cacheReadTokens: 16, reasoningTokens: 96, raw: undefined })
+    expect([response.text, response.reasoning]).toStrictEqual([
+      "Yes, 97 is prime: no whole number from 2 to 9 divides it evenly.",
+      thought
+    ])
+    expect({ ...response.usage, raw: undefined }).toStrictEqual({
+      inputTokens: 21,
+      outputTokens: 118,
+      totalTokens: 139,
+      cacheReadTokens: 16,
+      reasoningTokens: 96,
+      raw: undefined
+    })
     expect(response.message.reasoning).toStrictEqual([{ text: thought }])
   })
 
@@ -561,7 +736,14 @@ describe("OpenAiChat decoder: our own transcripts", () => {
       message: "The server had an error while processing your request. Sorry about that!",
       retryable: true,
       provider: "openai",
-      details: { error: { message: "The server had an error while processing your request. Sorry about that!", type: "server_error", param: null, code: null } }
+      details: {
+        error: {
+          message: "The server had an error while processing your request. Sorry about that!",
+          type: "server_error",
+          param: null,
+          code: null
+        }
+      }
     })
   })
 })
@@ -569,8 +751,20 @@ describe("OpenAiChat decoder: our own transcripts", () => {
 describe("OpenAiChat decoder: finish reasons that mean failure", () => {
   const run = (raw: string) =>
     decodeAll(Decode.make({ provider: "mistral" }), [
-      { event: "message", data: JSON.stringify({ id: "x1", model: "m", choices: [{ index: 0, delta: { content: "Hi" }, finish_reason: null }] }), id: undefined },
-      { event: "message", data: JSON.stringify({ id: "x1", model: "m", choices: [{ index: 0, delta: {}, finish_reason: raw }] }), id: undefined },
+      {
+        event: "message",
+        data: JSON.stringify({
+          id: "x1",
+          model: "m",
+          choices: [{ index: 0, delta: { content: "Hi" }, finish_reason: null }]
+        }),
+        id: undefined
+      },
+      {
+        event: "message",
+        data: JSON.stringify({ id: "x1", model: "m", choices: [{ index: 0, delta: {}, finish_reason: raw }] }),
+        id: undefined
+      },
       { event: "message", data: "[DONE]", id: undefined }
     ])
 
@@ -578,7 +772,13 @@ describe("OpenAiChat decoder: finish reasons that mean failure", () => {
     expect(run("error")).toStrictEqual([
       StreamChunk.metadata("mistral", "m", "x1"),
       StreamChunk.textDelta("Hi"),
-      StreamChunk.error(LlmError.info({ code: "server", message: "The provider ended the response with finish_reason \"error\"", provider: "mistral" }))
+      StreamChunk.error(
+        LlmError.info({
+          code: "server",
+          message: "The provider ended the response with finish_reason \"error\"",
+          provider: "mistral"
+        })
+      )
     ])
   })
 
@@ -595,8 +795,32 @@ describe("OpenAiChat decoder: finish reasons that mean failure", () => {
 describe("OpenAiChat decoder: a tool call that never gets a name", () => {
   it("ends in a protocol error that keeps the arguments, instead of a nameless call", () => {
     const chunks = decodeAll(Decode.make({ provider: "openai" }), [
-      { event: "message", data: JSON.stringify({ id: "c9", model: "m", choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: "call_x", function: { arguments: "{\"q\":" } }] }, finish_reason: null }] }), id: undefined },
-      { event: "message", data: JSON.stringify({ id: "c9", model: "m", choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: "1}" } }] }, finish_reason: "tool_calls" }] }), id: undefined },
+      {
+        event: "message",
+        data: JSON.stringify({
+          id: "c9",
+          model: "m",
+          choices: [{
+            index: 0,
+            delta: { tool_calls: [{ index: 0, id: "call_x", function: { arguments: "{\"q\":" } }] },
+            finish_reason: null
+          }]
+        }),
+        id: undefined
+      },
+      {
+        event: "message",
+        data: JSON.stringify({
+          id: "c9",
+          model: "m",
+          choices: [{
+            index: 0,
+            delta: { tool_calls: [{ index: 0, function: { arguments: "1}" } }] },
+            finish_reason: "tool_calls"
+          }]
+        }),
+        id: undefined
+      },
       { event: "message", data: "[DONE]", id: undefined }
     ])
     expect(chunks).toStrictEqual([
@@ -612,7 +836,15 @@ describe("OpenAiChat decoder: a tool call that never gets a name", () => {
 
   it("a finish_reason that names an Object method is just an unknown reason", () => {
     const chunks = decodeAll(Decode.make({ provider: "openai" }), [
-      { event: "message", data: JSON.stringify({ id: "c9", model: "m", choices: [{ index: 0, delta: { content: "x" }, finish_reason: "constructor" }] }), id: undefined },
+      {
+        event: "message",
+        data: JSON.stringify({
+          id: "c9",
+          model: "m",
+          choices: [{ index: 0, delta: { content: "x" }, finish_reason: "constructor" }]
+        }),
+        id: undefined
+      },
       { event: "message", data: "[DONE]", id: undefined }
     ])
     expect(chunks.at(-1)).toStrictEqual(StreamChunk.finish("stop", "constructor"))

@@ -3,14 +3,14 @@
  * 100,000 deep, and tool-call indices that would collide. Everything it emits must be exact, and
  * must survive `JSON.stringify` and `StreamChunk.encodeJson`.
  */
-import { describe, expect, it } from "vitest"
 import * as Either from "effect/Either"
+import { describe, expect, it } from "vitest"
+import { decodeAll } from "../../../src/internal/ChunkDecoder.js"
+import type * as Sse from "../../../src/internal/framing/Sse.js"
 import * as Decode from "../../../src/providers/openai-chat/decode.js"
 import * as Response from "../../../src/Response.js"
 import * as StreamChunk from "../../../src/StreamChunk.js"
 import * as UsageMeter from "../../../src/UsageMeter.js"
-import { decodeAll } from "../../../src/internal/ChunkDecoder.js"
-import type * as Sse from "../../../src/internal/framing/Sse.js"
 import { argDelta, call, DONE, event, META } from "../../support/chat.js"
 
 const MAX = Number.MAX_SAFE_INTEGER
@@ -51,7 +51,12 @@ describe("OpenAiChat decoder: hostile usage numbers", () => {
   })
 
   it("keeps a raw object whose bad counts are finite, with clean counts", () => {
-    const usage = { prompt_tokens: "12", completion_tokens: -3, total_tokens: 12.5, completion_tokens_details: { reasoning_tokens: 2 ** 53 } }
+    const usage = {
+      prompt_tokens: "12",
+      completion_tokens: -3,
+      total_tokens: 12.5,
+      completion_tokens_details: { reasoning_tokens: 2 ** 53 }
+    }
     const out = decode([rawChunk(`"choices":[],"usage":${JSON.stringify(usage)}`), DONE])
     expect(out).toStrictEqual([
       META,
@@ -69,7 +74,11 @@ describe("OpenAiChat decoder: hostile usage numbers", () => {
       prompt_tokens_details: { cached_tokens: MAX },
       completion_tokens_details: { reasoning_tokens: MAX }
     }
-    const out = decode([delta({ content: "hi" }, "stop"), rawChunk(`"choices":[],"usage":${JSON.stringify(usage)}`), DONE])
+    const out = decode([
+      delta({ content: "hi" }, "stop"),
+      rawChunk(`"choices":[],"usage":${JSON.stringify(usage)}`),
+      DONE
+    ])
     const clean = { inputTokens: MAX, outputTokens: MAX, totalTokens: MAX, cacheReadTokens: MAX, reasoningTokens: MAX }
     expect(out).toStrictEqual([
       META,
@@ -81,8 +90,21 @@ describe("OpenAiChat decoder: hostile usage numbers", () => {
     serializable(out)
     expect(Response.fromChunks(out).usage).toStrictEqual({ ...clean, raw: usage })
     const u = Response.fromChunks(out).usage
-    const twice = UsageMeter.add(UsageMeter.add(UsageMeter.emptyTotals, "openai:gpt-test", u, false), "openai:gpt-test", u, false)
-    const counters = { requests: 2, errors: 0, inputTokens: MAX, outputTokens: MAX, cacheReadTokens: MAX, cacheWriteTokens: 0, reasoningTokens: MAX }
+    const twice = UsageMeter.add(
+      UsageMeter.add(UsageMeter.emptyTotals, "openai:gpt-test", u, false),
+      "openai:gpt-test",
+      u,
+      false
+    )
+    const counters = {
+      requests: 2,
+      errors: 0,
+      inputTokens: MAX,
+      outputTokens: MAX,
+      cacheReadTokens: MAX,
+      cacheWriteTokens: 0,
+      reasoningTokens: MAX
+    }
     expect(twice).toStrictEqual({ ...counters, byModel: { "openai:gpt-test": counters } })
   })
 
@@ -103,9 +125,14 @@ describe("OpenAiChat decoder: hostile usage numbers", () => {
 describe("OpenAiChat decoder: arguments nested 100,000 deep", () => {
   it("keeps string arguments as raw text with a parse error that says so", () => {
     const out = decode([
-      delta({ tool_calls: [{ index: 0, id: "c0", function: { name: "deep", arguments: deepArrays.slice(0, 100_000) } }] }),
+      delta({
+        tool_calls: [{ index: 0, id: "c0", function: { name: "deep", arguments: deepArrays.slice(0, 100_000) } }]
+      }),
       delta({ tool_calls: [{ index: 0, function: { arguments: deepArrays.slice(100_000) } }] }),
-      delta({ tool_calls: [{ index: 1, id: "c1", function: { name: "deeper", arguments: deepObjects } }] }, "tool_calls"),
+      delta(
+        { tool_calls: [{ index: 1, id: "c1", function: { name: "deeper", arguments: deepObjects } }] },
+        "tool_calls"
+      ),
       DONE
     ])
     expect(out).toStrictEqual([
@@ -113,8 +140,28 @@ describe("OpenAiChat decoder: arguments nested 100,000 deep", () => {
       argDelta(0, deepArrays.slice(0, 100_000), { id: "c0", name: "deep" }),
       argDelta(0, deepArrays.slice(100_000)),
       argDelta(1, deepObjects, { id: "c1", name: "deeper" }),
-      { type: "tool-call", toolCall: { index: 0, id: "c0", name: "deep", arguments: { raw: deepArrays }, rawArguments: deepArrays, parseError: tooDeep } },
-      { type: "tool-call", toolCall: { index: 1, id: "c1", name: "deeper", arguments: { raw: deepObjects }, rawArguments: deepObjects, parseError: tooDeep } },
+      {
+        type: "tool-call",
+        toolCall: {
+          index: 0,
+          id: "c0",
+          name: "deep",
+          arguments: { raw: deepArrays },
+          rawArguments: deepArrays,
+          parseError: tooDeep
+        }
+      },
+      {
+        type: "tool-call",
+        toolCall: {
+          index: 1,
+          id: "c1",
+          name: "deeper",
+          arguments: { raw: deepObjects },
+          rawArguments: deepObjects,
+          parseError: tooDeep
+        }
+      },
       { type: "finish", reason: "tool_calls", rawReason: "tool_calls" }
     ])
     serializable(out)
@@ -122,11 +169,24 @@ describe("OpenAiChat decoder: arguments nested 100,000 deep", () => {
 
   it("writes object arguments (whole-call servers) back as text without overflowing, and keeps them raw", () => {
     const piece = `{"index":0,"id":"c0","type":"function","function":{"name":"deep","arguments":${deepObjects}}}`
-    const out = decode([rawChunk(`"choices":[{"index":0,"delta":{"tool_calls":[${piece}]},"finish_reason":"tool_calls"}]`), DONE])
+    const out = decode([
+      rawChunk(`"choices":[{"index":0,"delta":{"tool_calls":[${piece}]},"finish_reason":"tool_calls"}]`),
+      DONE
+    ])
     expect(out).toStrictEqual([
       META,
       argDelta(0, deepObjects, { id: "c0", name: "deep" }),
-      { type: "tool-call", toolCall: { index: 0, id: "c0", name: "deep", arguments: { raw: deepObjects }, rawArguments: deepObjects, parseError: tooDeep } },
+      {
+        type: "tool-call",
+        toolCall: {
+          index: 0,
+          id: "c0",
+          name: "deep",
+          arguments: { raw: deepObjects },
+          rawArguments: deepObjects,
+          parseError: tooDeep
+        }
+      },
       { type: "finish", reason: "tool_calls", rawReason: "tool_calls" }
     ])
     serializable(out)
@@ -135,7 +195,13 @@ describe("OpenAiChat decoder: arguments nested 100,000 deep", () => {
   it("writes shallow object arguments exactly as JSON.stringify would", () => {
     const args = { city: "Paris", days: [1, 2], opts: { ["__proto__"]: { x: 1 }, u: "\u2028" } }
     const text = JSON.stringify(args)
-    const out = decode([delta({ tool_calls: [{ index: 0, id: "c0", function: { name: "w", arguments: JSON.parse(text) as unknown } }] }, "tool_calls"), DONE])
+    const out = decode([
+      delta(
+        { tool_calls: [{ index: 0, id: "c0", function: { name: "w", arguments: JSON.parse(text) as unknown } }] },
+        "tool_calls"
+      ),
+      DONE
+    ])
     expect(out).toStrictEqual([
       META,
       argDelta(0, text, { id: "c0", name: "w" }),
@@ -203,7 +269,9 @@ describe("OpenAiChat decoder: hostile tool-call indices", () => {
       `{"index":${index},"id":"id_${i}","type":"function","function":{"name":"${name}","arguments":"{\\"n\\":${i}}"}}`
     ).join(",")
     const out = decode([
-      rawChunk(`"choices":[{"index":0,"delta":{"tool_calls":[${list}],"function_call":{"name":"legacy","arguments":"{}"}}}]`),
+      rawChunk(
+        `"choices":[{"index":0,"delta":{"tool_calls":[${list}],"function_call":{"name":"legacy","arguments":"{}"}}}]`
+      ),
       delta({}, "tool_calls"),
       DONE
     ])

@@ -3,7 +3,14 @@ import { fromBody } from "../../../src/providers/openai-chat/errors.js"
 
 describe("OpenAiChat errors.fromBody", () => {
   it("reads a 429 quota body as quota, never retryable, with request id and retry delay", () => {
-    const body = { error: { message: "You exceeded your current quota.", type: "insufficient_quota", param: null, code: "insufficient_quota" } }
+    const body = {
+      error: {
+        message: "You exceeded your current quota.",
+        type: "insufficient_quota",
+        param: null,
+        code: "insufficient_quota"
+      }
+    }
     expect(fromBody(429, body, "openai", { requestId: "req_1", retryAfterMs: 2000 })).toStrictEqual({
       code: "quota",
       message: "You exceeded your current quota.",
@@ -21,7 +28,11 @@ describe("OpenAiChat errors.fromBody", () => {
     expect([
       code(429, { message: "Rate limit reached", type: "tokens", code: "rate_limit_exceeded" }),
       code(400, { message: "Too long", type: "invalid_request_error", code: "context_length_exceeded" }),
-      code(400, { message: "This model's maximum context length is 8192 tokens.", type: "invalid_request_error", code: null }),
+      code(400, {
+        message: "This model's maximum context length is 8192 tokens.",
+        type: "invalid_request_error",
+        code: null
+      }),
       code(undefined, { code: 400, message: "ctx", type: "exceed_context_size_error" }),
       code(404, { message: "The model `x` does not exist", type: "invalid_request_error", code: "model_not_found" }),
       code(503, { message: "Overloaded", type: "server_error" }),
@@ -44,7 +55,13 @@ describe("OpenAiChat errors.fromBody", () => {
   })
 
   it("masks a key a provider echoes back", () => {
-    const body = { error: { message: "Incorrect API key provided: sk-proj-abcdefghijklmnop1234.", type: "invalid_request_error", code: "invalid_api_key" } }
+    const body = {
+      error: {
+        message: "Incorrect API key provided: sk-proj-abcdefghijklmnop1234.",
+        type: "invalid_request_error",
+        code: "invalid_api_key"
+      }
+    }
     expect(fromBody(401, body, "openai")).toMatchObject({
       code: "authentication",
       message: "Incorrect API key provided: sk-[redacted]",

@@ -3,8 +3,8 @@
  * `UsageMeter`: counts that are not counts, JSON nested 100,000 deep and colliding tool-call indices
  * must give an exact, serializable answer, and finite totals in the meter.
  */
-import { describe, expect, it } from "@effect/vitest"
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
@@ -29,12 +29,20 @@ const tooDeep = "The arguments' JSON is nested too deeply (more than 64 levels o
 const body = [
   choice("{\"role\":\"assistant\",\"content\":\"ok\"}"),
   // A call keyed -1 next to the legacy function_call, and a call whose arguments nest 100,000 deep.
-  choice(`{"tool_calls":[{"index":-1,"id":"call_a","type":"function","function":{"name":"a","arguments":"{\\"x\\":1}"}}],` +
-    `"function_call":{"name":"legacy","arguments":"{}"}}`),
-  choice(`{"tool_calls":[{"index":0,"id":"call_d","type":"function","function":{"name":"deep","arguments":${JSON.stringify(deepArrays)}}}]}`),
+  choice(
+    `{"tool_calls":[{"index":-1,"id":"call_a","type":"function","function":{"name":"a","arguments":"{\\"x\\":1}"}}],` +
+      `"function_call":{"name":"legacy","arguments":"{}"}}`
+  ),
+  choice(
+    `{"tool_calls":[{"index":0,"id":"call_d","type":"function","function":{"name":"deep","arguments":${
+      JSON.stringify(deepArrays)
+    }}}]}`
+  ),
   choice("{}", "\"tool_calls\""),
-  event(`"choices":[],"usage":{"prompt_tokens":${MAX},"completion_tokens":1e999,"total_tokens":-1,` +
-    `"prompt_tokens_details":{"cached_tokens":${MAX}},"extra":${deepArrays}}`),
+  event(
+    `"choices":[],"usage":{"prompt_tokens":${MAX},"completion_tokens":1e999,"total_tokens":-1,` +
+      `"prompt_tokens_details":{"cached_tokens":${MAX}},"extra":${deepArrays}}`
+  ),
   "data: [DONE]\n\n"
 ].join("")
 
@@ -45,7 +53,12 @@ const run = (server: Hostile) =>
     return { chunks, second, totals: yield* UsageMeter.snapshot }
   }).pipe(
     Effect.provide(Layer.merge(
-      OpenAiChat.layer({ model: "m", apiKey: Redacted.make("sk-test-0123456789"), baseUrl: `${server.url}/v1`, retry: { times: 0 } }),
+      OpenAiChat.layer({
+        model: "m",
+        apiKey: Redacted.make("sk-test-0123456789"),
+        baseUrl: `${server.url}/v1`,
+        retry: { times: 0 }
+      }),
       UsageMeter.layer
     )),
     Effect.provide(FetchHttpClient.layer)
@@ -64,10 +77,22 @@ describe("hostile JSON from a real server", () => {
       expect(response.toolCalls).toStrictEqual([
         { index: 0, id: "call_a", name: "a", arguments: { x: 1 }, rawArguments: "{\"x\":1}" },
         { index: 1, id: "chatcmpl-h_call_1", name: "legacy", arguments: {}, rawArguments: "{}" },
-        { index: 2, id: "call_d", name: "deep", arguments: { raw: deepArrays }, rawArguments: deepArrays, parseError: tooDeep }
+        {
+          index: 2,
+          id: "call_d",
+          name: "deep",
+          arguments: { raw: deepArrays },
+          rawArguments: deepArrays,
+          parseError: tooDeep
+        }
       ])
       // 1e999 is not a count, and the usage object is too deep to keep: clean counts, no raw.
-      expect(response.usage).toStrictEqual({ inputTokens: MAX, outputTokens: 0, totalTokens: MAX, cacheReadTokens: MAX })
+      expect(response.usage).toStrictEqual({
+        inputTokens: MAX,
+        outputTokens: 0,
+        totalTokens: MAX,
+        cacheReadTokens: MAX
+      })
       expect(response.finishReason).toBe("tool_calls")
       expect(chunks.filter((c) => c.type === "cache-read")).toStrictEqual([
         { type: "cache-read", cacheReadTokens: MAX, accumulated: MAX }
@@ -77,7 +102,15 @@ describe("hostile JSON from a real server", () => {
       ])
       expect(JSON.parse(JSON.stringify(response))).toEqual(response)
       expect(StreamChunk.decodeJsonLines(chunks.map(StreamChunk.encodeJson))).toStrictEqual(Either.right(chunks))
-      const counters = { requests: 2, errors: 0, inputTokens: MAX, outputTokens: 0, cacheReadTokens: MAX, cacheWriteTokens: 0, reasoningTokens: 0 }
+      const counters = {
+        requests: 2,
+        errors: 0,
+        inputTokens: MAX,
+        outputTokens: 0,
+        cacheReadTokens: MAX,
+        cacheWriteTokens: 0,
+        reasoningTokens: 0
+      }
       expect(totals).toStrictEqual({ ...counters, byModel: { "openai:m": counters } })
     }))
 })

@@ -1,5 +1,5 @@
-import { describe, expect, it } from "@effect/vitest"
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import { describe, expect, it } from "@effect/vitest"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -9,16 +9,16 @@ import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
 import * as Tracer from "effect/Tracer"
 import { readdirSync, readFileSync } from "node:fs"
+import * as ChunkDecoder from "../../../src/internal/ChunkDecoder.js"
+import * as Sse from "../../../src/internal/framing/Sse.js"
 import * as LanguageModel from "../../../src/LanguageModel.js"
-import * as OpenAiChat from "../../../src/providers/openai-chat/index.js"
 import * as Decode from "../../../src/providers/openai-chat/decode.js"
+import * as OpenAiChat from "../../../src/providers/openai-chat/index.js"
 import * as Response from "../../../src/Response.js"
 import * as StreamChunk from "../../../src/StreamChunk.js"
 import * as Fixture from "../../../src/testing/Fixture.js"
 import * as Replay from "../../../src/testing/Replay.js"
 import * as ReplayServer from "../../../src/testing/ReplayServer.js"
-import * as ChunkDecoder from "../../../src/internal/ChunkDecoder.js"
-import * as Sse from "../../../src/internal/framing/Sse.js"
 import { awaitSleepUntil, settle } from "../../support/clock.js"
 import { describeRecorded, listRecorded, readRecorded } from "../../support/recorded.js"
 
@@ -76,7 +76,11 @@ describe("OpenAiChat over HTTP (Replay)", () => {
 
   it.effect("sends the exact URL, headers and body; the key only in the authorization header", () =>
     Effect.gen(function*() {
-      yield* LanguageModel.chat({ messages: [{ role: "user", content: "Hello" }], maxTokens: 50, headers: { "x-trace": "t1" } })
+      yield* LanguageModel.chat({
+        messages: [{ role: "user", content: "Hello" }],
+        maxTokens: 50,
+        headers: { "x-trace": "t1" }
+      })
       const [request] = yield* Replay.requests
       expect(request.url).toBe("http://replay.invalid/v1/chat/completions")
       expect(request.headers.authorization).toBe("Bearer sk-test-abcdef0123456789")
@@ -102,24 +106,42 @@ describe("OpenAiChat over HTTP (Replay)", () => {
       // The configured key is masked by value, before the patterns for unknown keys apply.
       expect(error.message).toBe("Incorrect API key provided: [redacted].")
       expect(error.details).toStrictEqual({
-        error: { message: "Incorrect API key provided: [redacted].", type: "invalid_request_error", code: "invalid_api_key" }
+        error: {
+          message: "Incorrect API key provided: [redacted].",
+          type: "invalid_request_error",
+          code: "invalid_api_key"
+        }
       })
       expect(JSON.stringify(StreamChunk.error(error))).not.toContain("abcdef0123456789")
-    }).pipe(Effect.provide(model), Effect.provide(Replay.layer({
-      status: 401,
-      headers: { "content-type": "application/json", "x-request-id": "req_401" },
-      body: JSON.stringify({ error: { message: "Incorrect API key provided: sk-test-abcdef0123456789.", type: "invalid_request_error", code: "invalid_api_key" } })
-    }))))
+    }).pipe(
+      Effect.provide(model),
+      Effect.provide(Replay.layer({
+        status: 401,
+        headers: { "content-type": "application/json", "x-request-id": "req_401" },
+        body: JSON.stringify({
+          error: {
+            message: "Incorrect API key provided: sk-test-abcdef0123456789.",
+            type: "invalid_request_error",
+            code: "invalid_api_key"
+          }
+        })
+      }))
+    ))
 
   it.effect("insufficient_quota on a 429 is quota and is not retried", () =>
     Effect.gen(function*() {
       const error = yield* LanguageModel.chat("hi").pipe(Effect.flip)
       expect([error.code, error.status, error.retryable]).toStrictEqual(["quota", 429, false])
       expect((yield* Replay.requests).length).toBe(1)
-    }).pipe(Effect.provide(model), Effect.provide(Replay.layer({
-      status: 429,
-      body: JSON.stringify({ error: { message: "You exceeded your current quota", type: "insufficient_quota", code: "insufficient_quota" } })
-    }))))
+    }).pipe(
+      Effect.provide(model),
+      Effect.provide(Replay.layer({
+        status: 429,
+        body: JSON.stringify({
+          error: { message: "You exceeded your current quota", type: "insufficient_quota", code: "insufficient_quota" }
+        })
+      }))
+    ))
 
   it.effect("a 429 with retry-after: 7 then a 200 is retried at exactly 7 s; the answer appears once", () =>
     Effect.gen(function*() {
@@ -133,10 +155,19 @@ describe("OpenAiChat over HTTP (Replay)", () => {
       expect((yield* Replay.requests).length).toBe(2)
       expect(r.text).toBe(Response.fromChunks(expectedFor(own("text.sse"))).text)
       expect(r.error).toBeUndefined()
-    }).pipe(Effect.provide(model), Effect.provide(Replay.layer([
-      { status: 429, headers: { "retry-after": "7" }, body: JSON.stringify({ error: { message: "Rate limit reached", type: "requests", code: "rate_limit_exceeded" } }) },
-      { body: own("text.sse") }
-    ]))))
+    }).pipe(
+      Effect.provide(model),
+      Effect.provide(Replay.layer([
+        {
+          status: 429,
+          headers: { "retry-after": "7" },
+          body: JSON.stringify({
+            error: { message: "Rate limit reached", type: "requests", code: "rate_limit_exceeded" }
+          })
+        },
+        { body: own("text.sse") }
+      ]))
+    ))
 
   it.effect("a server error after the first chunk is not retried and ends in an error chunk", () =>
     Effect.gen(function*() {
@@ -169,7 +200,8 @@ describe("OpenAiChat over HTTP (Replay)", () => {
       expect(r.error?.code).toBe("timeout")
       expect(r.text).toBe("Hello")
     }).pipe(Effect.provide(Replay.layer({
-      body: `data: {"id":"c1","model":"gpt-4.1-mini","choices":[{"index":0,"delta":{"content":"Hello"},"finish_reason":null}]}\n\n`,
+      body:
+        `data: {"id":"c1","model":"gpt-4.1-mini","choices":[{"index":0,"delta":{"content":"Hello"},"finish_reason":null}]}\n\n`,
       stall: true
     }))))
 
@@ -200,7 +232,9 @@ describe("OpenAiChat over HTTP (Replay)", () => {
 
   it.effect("layerConfig fails with a ConfigError when the preset's key is not set", () =>
     Effect.gen(function*() {
-      const exit = yield* Effect.exit(Layer.build(OpenAiChat.layerConfig({ preset: "mistral", model: "mistral-small-latest" })).pipe(Effect.scoped))
+      const exit = yield* Effect.exit(
+        Layer.build(OpenAiChat.layerConfig({ preset: "mistral", model: "mistral-small-latest" })).pipe(Effect.scoped)
+      )
       expect(exit._tag).toBe("Failure")
       expect(String(exit)).toContain("MISTRAL_API_KEY")
     }).pipe(
@@ -263,9 +297,13 @@ describe("keys stay out of tracing spans", () => {
 
   it.effect("the request span records only allow-listed headers, with the key masked in their values", () =>
     Effect.gen(function*() {
-      const { spans } = yield* withSpans(LanguageModel.chat("hi").pipe(
-        Effect.provide(OpenAiChat.layer({ preset: "azure", model: "dep", apiKey: key, baseUrl: "https://res.example/openai/v1" }))
-      ))
+      const { spans } = yield* withSpans(
+        LanguageModel.chat("hi").pipe(
+          Effect.provide(
+            OpenAiChat.layer({ preset: "azure", model: "dep", apiKey: key, baseUrl: "https://res.example/openai/v1" })
+          )
+        )
+      )
       const http = spans.filter((s) => s.name === "http.client POST")
       expect(http.length).toBe(1)
       const attributes = Object.fromEntries(http[0].attributes)
@@ -291,7 +329,9 @@ describe("keys stay out of tracing spans", () => {
 describe("configuration and key hygiene", () => {
   it.effect("layerConfig for Azure fails with a ConfigError when no base URL is set", () =>
     Effect.gen(function*() {
-      const exit = yield* Effect.exit(Layer.build(OpenAiChat.layerConfig({ preset: "azure", model: "dep" })).pipe(Effect.scoped))
+      const exit = yield* Effect.exit(
+        Layer.build(OpenAiChat.layerConfig({ preset: "azure", model: "dep" })).pipe(Effect.scoped)
+      )
       expect(exit._tag).toBe("Failure")
       expect(String(exit)).toContain("AZURE_OPENAI_BASE_URL")
     }).pipe(
@@ -309,7 +349,13 @@ describe("configuration and key hygiene", () => {
       ])
       expect((yield* Replay.requests).length).toBe(0)
     }).pipe(
-      Effect.provide(OpenAiChat.layer({ model: "m", apiKey: Redacted.make("sk-secret-abc\ndefghijk"), baseUrl: "http://replay.invalid/v1" })),
+      Effect.provide(
+        OpenAiChat.layer({
+          model: "m",
+          apiKey: Redacted.make("sk-secret-abc\ndefghijk"),
+          baseUrl: "http://replay.invalid/v1"
+        })
+      ),
       Effect.provide(Replay.layer({ body: own("text.sse") }))
     ))
 })
@@ -325,12 +371,19 @@ describe("a JSON document where a stream was expected", () => {
         false
       ])
       expect((yield* Replay.requests).length).toBe(1)
-    }).pipe(Effect.provide(model), Effect.provide(Replay.layer({
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({
-        error: { message: "This model's maximum context length is 8192 tokens.", type: "invalid_request_error", code: "context_length_exceeded" }
-      })
-    }))))
+    }).pipe(
+      Effect.provide(model),
+      Effect.provide(Replay.layer({
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          error: {
+            message: "This model's maximum context length is 8192 tokens.",
+            type: "invalid_request_error",
+            code: "context_length_exceeded"
+          }
+        })
+      }))
+    ))
 
   it.effect("a 200 whose JSON body is a whole (non-streamed) completion is a protocol error naming what came", () =>
     Effect.gen(function*() {
@@ -342,8 +395,11 @@ describe("a JSON document where a stream was expected", () => {
         false
       ])
       expect(error.details).toBe("{\"id\":\"chatcmpl-1\",\"choices\":[{\"message\":{\"content\":\"Hi\"}}]}")
-    }).pipe(Effect.provide(model), Effect.provide(Replay.layer({
-      headers: { "content-type": "application/json; charset=utf-8" },
-      body: JSON.stringify({ id: "chatcmpl-1", choices: [{ message: { content: "Hi" } }] })
-    }))))
+    }).pipe(
+      Effect.provide(model),
+      Effect.provide(Replay.layer({
+        headers: { "content-type": "application/json; charset=utf-8" },
+        body: JSON.stringify({ id: "chatcmpl-1", choices: [{ message: { content: "Hi" } }] })
+      }))
+    ))
 })

@@ -4,11 +4,11 @@
  */
 import * as Either from "effect/Either"
 import { expect, it } from "vitest"
+import { decodeAll } from "../../../src/internal/ChunkDecoder.js"
+import type * as Sse from "../../../src/internal/framing/Sse.js"
 import * as Decode from "../../../src/providers/openai-chat/decode.js"
 import * as Response from "../../../src/Response.js"
 import * as StreamChunk from "../../../src/StreamChunk.js"
-import { decodeAll } from "../../../src/internal/ChunkDecoder.js"
-import type * as Sse from "../../../src/internal/framing/Sse.js"
 import { describeRecorded, listRecorded, readRecorded } from "../../support/recorded.js"
 
 /** A long text, pinned by its ends and its length in UTF-16 code units. */
@@ -292,11 +292,24 @@ describeRecorded("openai-chat", () => {
       expect(shapeOf(chunks)).toBe(expected.shape.trim())
 
       const response = Response.fromChunks(chunks)
-      expect(response.metadata).toStrictEqual({ provider: expected.provider, model: expected.model, responseId: expected.responseId })
+      expect(response.metadata).toStrictEqual({
+        provider: expected.provider,
+        model: expected.model,
+        responseId: expected.responseId
+      })
       expectText(response.text, expected.text)
       expectText(response.reasoning, expected.reasoning ?? "")
-      expect(response.reasoningParts.map((p) => p.text)).toStrictEqual(expected.reasoning === undefined ? [] : [response.reasoning])
-      expect(response.toolCalls.map(({ arguments: args, id, name, parseError }) => ({ id, name, arguments: args, parseError })))
+      expect(response.reasoningParts.map((p) => p.text)).toStrictEqual(
+        expected.reasoning === undefined ? [] : [response.reasoning]
+      )
+      expect(
+        response.toolCalls.map(({ arguments: args, id, name, parseError }) => ({
+          id,
+          name,
+          arguments: args,
+          parseError
+        }))
+      )
         .toStrictEqual((expected.toolCalls ?? []).map((call) => ({ ...call, parseError: undefined })))
       const { raw, ...usage } = response.usage ?? { raw: undefined }
       expect(usage).toStrictEqual(expected.usage)
@@ -309,7 +322,11 @@ describeRecorded("openai-chat", () => {
       const cacheRead = chunks.find((c) => c.type === "cache-read")
       expect(cacheRead).toStrictEqual(
         (expected.usage.cacheReadTokens ?? 0) > 0
-          ? { type: "cache-read", cacheReadTokens: expected.usage.cacheReadTokens, accumulated: expected.usage.cacheReadTokens }
+          ? {
+            type: "cache-read",
+            cacheReadTokens: expected.usage.cacheReadTokens,
+            accumulated: expected.usage.cacheReadTokens
+          }
           : undefined
       )
     })

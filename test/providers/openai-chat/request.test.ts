@@ -25,12 +25,22 @@ describe("OpenAiChat request body", () => {
           content: "",
           reasoning: [{ text: "Two cities, " }, { text: "two calls." }],
           toolCalls: [
-            { index: 0, id: "call_1", name: "get_weather", arguments: { city: "Paris" }, rawArguments: "{\"city\":\"Paris\"}" },
+            {
+              index: 0,
+              id: "call_1",
+              name: "get_weather",
+              arguments: { city: "Paris" },
+              rawArguments: "{\"city\":\"Paris\"}"
+            },
             { index: 1, id: "call_2", name: "now", arguments: {}, rawArguments: "" }
           ]
         },
         ChatRequest.toolResult("call_1", "18°C"),
-        { role: "tool", toolCallId: "call_2", content: [{ type: "text", text: "12:00" }, { type: "text", text: " CET" }] },
+        {
+          role: "tool",
+          toolCallId: "call_2",
+          content: [{ type: "text", text: "12:00" }, { type: "text", text: " CET" }]
+        },
         { role: "assistant", content: "Paris: 18°C.", refusal: "No." }
       ]
     }
@@ -88,10 +98,18 @@ describe("OpenAiChat request body", () => {
     const weather = ChatRequest.tool({
       name: "get_weather",
       description: "Current weather in a city",
-      parameters: Schema.Struct({ city: Schema.String, unit: Schema.optional(Schema.Literal("celsius", "fahrenheit")) }),
+      parameters: Schema.Struct({
+        city: Schema.String,
+        unit: Schema.optional(Schema.Literal("celsius", "fahrenheit"))
+      }),
       strict: true
     })
-    expect(encode({ messages: [ChatRequest.user("Hi")], tools: [weather, { name: "now", parameters: { type: "object" } }] }, { model: "m" }).tools)
+    expect(
+      encode(
+        { messages: [ChatRequest.user("Hi")], tools: [weather, { name: "now", parameters: { type: "object" } }] },
+        { model: "m" }
+      ).tools
+    )
       .toStrictEqual([
         {
           type: "function",
@@ -112,13 +130,15 @@ describe("OpenAiChat request body", () => {
   })
 
   it("encodes every tool choice", () => {
-    const choice = (toolChoice: ChatRequest.ToolChoice) => encode({ messages: [], toolChoice }, { model: "m" }).tool_choice
-    expect([choice("auto"), choice("none"), choice("required"), choice({ type: "tool", name: "get_weather" })]).toStrictEqual([
-      "auto",
-      "none",
-      "required",
-      { type: "function", function: { name: "get_weather" } }
-    ])
+    const choice = (toolChoice: ChatRequest.ToolChoice) =>
+      encode({ messages: [], toolChoice }, { model: "m" }).tool_choice
+    expect([choice("auto"), choice("none"), choice("required"), choice({ type: "tool", name: "get_weather" })])
+      .toStrictEqual([
+        "auto",
+        "none",
+        "required",
+        { type: "function", function: { name: "get_weather" } }
+      ])
   })
 
   it("encodes all the options", () => {
@@ -129,7 +149,13 @@ describe("OpenAiChat request body", () => {
       topP: 0.9,
       stop: ["\n\n"],
       reasoning: { effort: "low", budgetTokens: 1000 },
-      responseFormat: { type: "json_schema", name: "answer", schema: { type: "object" }, description: "The answer", strict: true },
+      responseFormat: {
+        type: "json_schema",
+        name: "answer",
+        schema: { type: "object" },
+        description: "The answer",
+        strict: true
+      },
       headers: { "x-test": "1" }
     }
     expect(encode(request, { model: "o4-mini" })).toStrictEqual({
@@ -148,7 +174,9 @@ describe("OpenAiChat request body", () => {
     })
     const format = (responseFormat: ChatRequest.ResponseFormat) =>
       encode({ messages: [], responseFormat }, { model: "m" }).response_format
-    expect([format({ type: "text" }), format({ type: "json" })]).toStrictEqual([{ type: "text" }, { type: "json_object" }])
+    expect([format({ type: "text" }), format({ type: "json" })]).toStrictEqual([{ type: "text" }, {
+      type: "json_object"
+    }])
   })
 
   it("follows the preset's max-tokens field and usage option", () => {
