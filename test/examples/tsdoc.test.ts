@@ -1,7 +1,8 @@
 /**
- * Every `@example` in the TSDoc of the public modules is type-checked, as `examples/readme.ts` is:
- * the blocks are compiled in memory, as files inside the package (so `effect-llm-stream` resolves to
- * it), with the project's compiler options. An example that no longer compiles fails this test.
+ * Every `@example` in the TSDoc of the public modules, and every `ts` block of the README, is
+ * type-checked: the blocks are compiled in memory, as files inside the package (so
+ * `effect-llm-stream` resolves to it), with the project's compiler options. An example that no
+ * longer compiles fails this test; so does a README copy of an example file that drifted from it.
  */
 import { readdirSync, readFileSync } from "node:fs"
 import * as path from "node:path"
@@ -50,9 +51,26 @@ export const examplesOf = (source: string): Array<string> => {
   return out
 }
 
-describe("TSDoc examples", () => {
-  it("every @example of the public API compiles", () => {
+/** The ```ts blocks of a Markdown text. */
+const markdownBlocks = (text: string): Array<string> =>
+  [...text.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => m[1] ?? "")
+
+describe("documentation examples", () => {
+  it("the README shows the example files as they are", () => {
+    const readme = readFileSync(path.join(root, "README.md"), "utf8")
+    const blocks = markdownBlocks(readme).map((b) => b.trim())
+    const bodyOf = (file: string): string =>
+      readFileSync(path.join(root, file), "utf8").replace(/^(\/\/.*\n)+/, "").trim()
+    for (const file of ["examples/readme.ts", "examples/requests.ts", "test/examples/testing-your-program.test.ts"]) {
+      expect(blocks, file).toContain(bodyOf(file))
+    }
+  })
+
+  it("every @example of the public API and every ts block of the README compiles", () => {
     const files = new Map<string, string>()
+    markdownBlocks(readFileSync(path.join(root, "README.md"), "utf8")).forEach((code, i) => {
+      files.set(path.join(root, "examples", `.readme_${i}.ts`), `export {}\n${code}\n`)
+    })
     for (const file of publicFiles()) {
       examplesOf(readFileSync(file, "utf8")).forEach((code, i) => {
         const name = path.relative(path.join(root, "src"), file).replace(/[\\/]/g, "_").replace(/\.ts$/, "")
