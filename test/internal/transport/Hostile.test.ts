@@ -10,7 +10,6 @@ import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
-import * as Tracer from "effect/Tracer"
 import type * as http from "node:http"
 import * as Transport from "../../../src/internal/transport/Transport.js"
 import * as LanguageModel from "../../../src/LanguageModel.js"
@@ -18,6 +17,7 @@ import * as OpenAiChat from "../../../src/providers/openai-chat/index.js"
 import * as Response from "../../../src/Response.js"
 import * as StreamChunk from "../../../src/StreamChunk.js"
 import { chatBody, type Handler, type Hostile, make, writeMany } from "../../support/hostile.js"
+import { withSpans } from "../../support/spans.js"
 
 const openAiKey = "sk-proj-Zx9Qw8Er7Ty6Ui5Op4As3Df2Gh1Jk0LmNbVcXz"
 /** Azure keys have no prefix a pattern could know. */
@@ -200,17 +200,7 @@ describe("secrets: keys that only JSON decoding or a partial mask reveals", () =
         }
         sse(res, chatBody("ok"))
       })
-      const native = yield* Effect.tracer
-      const spans: Array<Tracer.Span> = []
-      const recording = Tracer.make({
-        span: (...args) => {
-          const span = native.span(...args)
-          spans.push(span)
-          return span
-        },
-        context: (f) => f()
-      })
-      const chunks = yield* Effect.withTracer(chunksFrom(server), recording)
+      const { result: chunks, spans } = yield* withSpans(chunksFrom(server))
       expect(Response.fromChunks(chunks).text).toBe("ok")
       const paths = spans.filter((span) => span.name === "http.client POST").map((span) =>
         span.attributes.get("url.path")

@@ -7,7 +7,6 @@ import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
-import * as Tracer from "effect/Tracer"
 import { readdirSync, readFileSync } from "node:fs"
 import * as ChunkDecoder from "../../../src/internal/ChunkDecoder.js"
 import * as Sse from "../../../src/internal/framing/Sse.js"
@@ -21,6 +20,7 @@ import * as Replay from "../../../src/testing/Replay.js"
 import * as ReplayServer from "../../../src/testing/ReplayServer.js"
 import { awaitSleepUntil, settle } from "../../support/clock.js"
 import { describeRecorded, listRecorded, readRecorded } from "../../support/recorded.js"
+import { withSpans } from "../../support/spans.js"
 
 const ownDir = new URL("../../fixtures/openai-chat/", import.meta.url)
 const own = (name: string): string => readFileSync(new URL(name, ownDir), "utf8")
@@ -278,23 +278,6 @@ describeRecorded("openai-chat", () => {
 })
 
 describe("keys stay out of tracing spans", () => {
-  /** Runs `effect` with a tracer that keeps every span it starts. */
-  const withSpans = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-    Effect.gen(function*() {
-      const native = yield* Effect.tracer
-      const spans: Array<Tracer.Span> = []
-      const recording = Tracer.make({
-        span: (...args) => {
-          const span = native.span(...args)
-          spans.push(span)
-          return span
-        },
-        context: (f) => f()
-      })
-      const result = yield* Effect.withTracer(effect, recording)
-      return { result, spans }
-    })
-
   it.effect("the request span records only allow-listed headers, with the key masked in their values", () =>
     Effect.gen(function*() {
       const { spans } = yield* withSpans(
