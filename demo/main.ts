@@ -1,22 +1,25 @@
 /**
  * `npm start`: the demo. With no keys it starts the embedded loopback replay server, which plays our
- * own hand-written transcripts, and talks to it through the real `OpenAiChat` layer over HTTP
- * (`FetchHttpClient`). With `OPENAI_API_KEY` set (or `--live`), the same demo talks to the real API.
+ * own hand-written transcripts — each provider's exact wire format — and runs the same conversation
+ * through each real provider layer over HTTP (`FetchHttpClient`). With `--live` (or a provider's key
+ * set), the conversation runs against each real API whose key is set instead.
  */
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import type { HttpClient } from "@effect/platform/HttpClient"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
+import type * as LanguageModel from "../src/LanguageModel.js"
 import * as OpenAiChat from "../src/providers/openai-chat/index.js"
 import * as ReplayServer from "../src/testing/ReplayServer.js"
 import * as UsageMeter from "../src/UsageMeter.js"
 import * as Scenario from "./scenario.js"
 
-const transcript = (name: string): string =>
-  readFileSync(fileURLToPath(new URL(`../test/fixtures/openai-chat/${name}`, import.meta.url)), "utf8")
+const transcript = (family: string, name: string): string =>
+  readFileSync(fileURLToPath(new URL(`../test/fixtures/${family}/${name}`, import.meta.url)), "utf8")
 
 /** Cuts a transcript into small reads so the answer visibly streams. */
 const reads = (text: string, size = 96): Array<string> => {
@@ -25,36 +28,67 @@ const reads = (text: string, size = 96): Array<string> => {
   return out
 }
 
-const live = process.argv.includes("--live") || (process.env.OPENAI_API_KEY ?? "") !== ""
+/** One provider of the demo: its replayed endpoint and transcripts, its layer, its live form. */
+interface Provider {
+  readonly title: string
+  readonly path: string
+  readonly family: string
+  readonly toolTurn: string
+  readonly answerTurn: string
+  readonly replay: (baseUrl: string) => Layer.Layer<LanguageModel.LanguageModel, never, HttpClient>
+  readonly keyVariable: string
+  readonly live: () => Layer.Layer<LanguageModel.LanguageModel, unknown, HttpClient>
+}
 
-const replayModel = Layer.unwrapScoped(
-  Effect.gen(function*() {
-    const toolTurn = transcript("weather-tool-call.sse")
-    const answerTurn = transcript("weather-answer.sse")
-    const server = yield* ReplayServer.make({
-      "/v1/chat/completions": (body) => ({
-        reads: reads(body.includes("\"role\":\"tool\"") ? answerTurn : toolTurn),
-        paceMs: 25
-      })
-    })
-    yield* Console.log(
-      `Replaying our own transcripts from ${server.url} (no key needed; set OPENAI_API_KEY for the real API)`
+const replayKey = Redacted.make("replay-demo-key")
+
+const providers: ReadonlyArray<Provider> = [
+  {
+    title: "OpenAI Chat Completions (OpenAiChat)",
+    path: "/v1/chat/completions",
+    family: "openai-chat",
+    toolTurn: "weather-tool-call.sse",
+    answerTurn: "weather-answer.sse",
+    replay: (baseUrl) => OpenAiChat.layer({ model: "demo-reasoner-1", baseUrl, apiKey: replayKey }),
+    keyVariable: "OPENAI_API_KEY",
+    live: () => OpenAiChat.layerConfig({ model: process.env.OPENAI_MODEL ?? "gpt-4.1-mini" })
+  }
+]
+
+const live = process.argv.includes("--live") || providers.some((p) => (process.env[p.keyVariable] ?? "") !== "")
+
+/** Runs the conversation against one provider layer, with a meter of its own. */
+const conversation = (title: string, model: Layer.Layer<LanguageModel.LanguageModel, unknown, HttpClient>) =>
+  Effect.zipRight(
+    Console.log(`\n━━ ${title}`),
+    Scenario.run.pipe(
+      Effect.provide(Layer.mergeAll(model, UsageMeter.layer)),
+      Effect.catchAll((e) => Console.log(`  failed: ${String(e)}`))
     )
-    return OpenAiChat.layer({ model: "demo-reasoner-1", baseUrl: `${server.url}/v1`, apiKey: Redacted.make("replay") })
-  })
-)
-
-const liveModel = Layer.unwrapEffect(
-  Effect.as(
-    Console.log("Talking to the real OpenAI API (OPENAI_API_KEY is set)"),
-    OpenAiChat.layerConfig({ model: process.env.OPENAI_MODEL ?? "gpt-4.1-mini" })
   )
-)
 
-const program = Scenario.run.pipe(
-  Effect.provide(Layer.mergeAll(live ? liveModel : replayModel, UsageMeter.layer)),
-  Effect.provide(FetchHttpClient.layer)
-)
+const replayed = Effect.gen(function*() {
+  const routes: Record<string, ReplayServer.Routes[string]> = {}
+  for (const p of providers) {
+    const toolTurn = transcript(p.family, p.toolTurn)
+    const answerTurn = transcript(p.family, p.answerTurn)
+    // The second turn carries the tool's result: each wire format names it its own way.
+    routes[p.path] = (body) => ({
+      reads: reads(/"role":"tool"|"tool_result"|"function_call_output"/.test(body) ? answerTurn : toolTurn),
+      paceMs: 15
+    })
+  }
+  const server = yield* ReplayServer.make(routes)
+  yield* Console.log(`Replaying our own transcripts from ${server.url} (no key needed; --live for the real APIs)`)
+  for (const p of providers) yield* conversation(p.title, p.replay(`${server.url}/v1`))
+}).pipe(Effect.scoped)
+
+const lived = Effect.forEach(providers, (p) =>
+  (process.env[p.keyVariable] ?? "") === ""
+    ? Console.log(`\n━━ ${p.title}: skipped (${p.keyVariable} is not set)`)
+    : conversation(`${p.title}, live`, p.live()), { discard: true })
+
+const program = (live ? lived : replayed).pipe(Effect.provide(FetchHttpClient.layer))
 
 Effect.runPromise(program).catch((e: unknown) => {
   process.stderr.write(`demo failed: ${e instanceof Error ? e.message : String(e)}\n`)
