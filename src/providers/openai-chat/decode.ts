@@ -14,14 +14,16 @@ import type * as ContentPart from "../../ContentPart.js"
 import type { ChunkDecoder } from "../../internal/ChunkDecoder.js"
 import type * as Sse from "../../internal/framing/Sse.js"
 import * as Json from "../../internal/json.js"
+import { Emitter, type Out, protocolError } from "../../internal/kit/Emitter.js"
+import * as Guards from "../../internal/kit/guards.js"
+import { Reasoning } from "../../internal/kit/Reasoning.js"
+import { UsageSnapshots } from "../../internal/kit/UsageSnapshots.js"
 import * as LlmError from "../../LlmError.js"
 import * as StreamChunk from "../../StreamChunk.js"
 import * as ToolCall from "../../ToolCall.js"
 import * as Usage from "../../Usage.js"
 import * as Errors from "./errors.js"
 import * as Events from "./events.js"
-
-type Out = Array<StreamChunk.StreamChunk>
 
 /** Marks a piece of the deprecated `function_call`: a symbol, so no wire `index` can ever equal it. */
 const functionCallSlot: unique symbol = Symbol("function_call")
@@ -38,22 +40,14 @@ interface Call {
   announced: boolean
 }
 
-/** Longest excerpt of a malformed event quoted in a `protocol` error. */
-const maxQuoted = 200
-
 /** Creates a decoder for one response; `provider` names the host in chunks and errors. */
 export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.Event> => {
   const provider = options.provider
 
-  let ended = false // a terminal chunk went out: nothing more, ever
-  let announced = false // the metadata chunk went out
-
-  // Reasoning: everything so far (the protocol's `accumulated`), and the open run inside it.
-  let reasoningSoFar = ""
-  let runOpen = false
-  let runStart = 0
-  let runSignature: string | undefined
-  let runRedacted: string | undefined
+  // Metadata first and nothing after the terminal chunk; reasoning runs; repeated usage dropped.
+  const emitter = new Emitter(provider)
+  const reasoning = new Reasoning(emitter)
+  const usages = new UsageSnapshots(emitter)
 
   const assembler = new ToolCall.Assembler()
   const callsByIndex = new Map<number, Call>()
@@ -68,64 +62,21 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
   let citations: unknown
   let searchResults: unknown
   let rawFinish: string | undefined
-  let lastUsage: Usage.Usage | undefined
-
-  /** Every chunk but the first `metadata` goes out here, so `metadata` is always first. */
-  const emit = (out: Out, chunk: StreamChunk.StreamChunk): void => {
-    if (!announced) {
-      announced = true
-      out.push(StreamChunk.metadata(provider))
-    }
-    out.push(chunk)
-  }
-
-  const fail = (out: Out, error: LlmError.ErrorInfo): void => {
-    emit(out, StreamChunk.error(error))
-    ended = true
-  }
 
   // --- reasoning -------------------------------------------------------------------------------
-
-  const openRun = (): void => {
-    if (runOpen) return
-    runOpen = true
-    runStart = reasoningSoFar.length
-  }
-
-  const reasoningText = (out: Out, delta: string): void => {
-    openRun()
-    reasoningSoFar += delta
-    emit(out, StreamChunk.reasoningDelta(delta, reasoningSoFar))
-  }
-
-  const closeReasoning = (out: Out): void => {
-    if (!runOpen) return
-    runOpen = false
-    emit(
-      out,
-      StreamChunk.reasoning(reasoningSoFar.slice(runStart), { signature: runSignature, redacted: runRedacted })
-    )
-    runSignature = undefined
-    runRedacted = undefined
-  }
 
   /** OpenRouter's structured reasoning; its text duplicates `delta.reasoning` when both are sent. */
   const reasoningDetails = (out: Out, details: ReadonlyArray<unknown>, takeText: boolean): void => {
     for (const detail of details) {
-      if (!Events.isObject<Events.ReasoningDetailFields>(detail)) continue
+      if (!Guards.isObject<Events.ReasoningDetailFields>(detail)) continue
       if (detail.type === "reasoning.text") {
-        if (takeText && Events.isNonEmptyString(detail.text)) reasoningText(out, detail.text)
-        if (Events.isNonEmptyString(detail.signature)) {
-          openRun()
-          runSignature = detail.signature
-        }
+        if (takeText && Guards.isNonEmptyString(detail.text)) reasoning.delta(out, detail.text)
+        if (Guards.isNonEmptyString(detail.signature)) reasoning.sign(detail.signature)
       } else if (detail.type === "reasoning.summary") {
-        if (takeText && Events.isNonEmptyString(detail.summary)) reasoningText(out, detail.summary)
-      } else if (detail.type === "reasoning.encrypted" && Events.isNonEmptyString(detail.data)) {
-        // Each encrypted block must go back verbatim: a second one ends the run that holds the first.
-        if (runRedacted !== undefined) closeReasoning(out)
-        openRun()
-        runRedacted = detail.data
+        if (takeText && Guards.isNonEmptyString(detail.summary)) reasoning.delta(out, detail.summary)
+      } else if (detail.type === "reasoning.encrypted" && Guards.isNonEmptyString(detail.data)) {
+        // Each encrypted block must go back verbatim (the kit closes a run already holding one).
+        reasoning.redact(out, detail.data)
       }
     }
   }
@@ -133,21 +84,21 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
   // --- text ------------------------------------------------------------------------------------
 
   const text = (out: Out, delta: string): void => {
-    closeReasoning(out)
-    emit(out, StreamChunk.textDelta(delta))
+    reasoning.close(out)
+    emitter.emit(out, StreamChunk.textDelta(delta))
   }
 
   /** Magistral streams `content` as typed parts: answer text, or thinking wrapping text parts. */
   const mistralPart = (out: Out, part: unknown): void => {
-    if (!Events.isObject<Events.MistralContentPartFields>(part)) return
+    if (!Guards.isObject<Events.MistralContentPartFields>(part)) return
     if (part.type === "text") {
-      if (Events.isNonEmptyString(part.text)) text(out, part.text)
+      if (Guards.isNonEmptyString(part.text)) text(out, part.text)
     } else if (part.type === "thinking") {
-      if (Events.isNonEmptyString(part.thinking)) reasoningText(out, part.thinking)
-      else if (Events.isArray(part.thinking)) {
+      if (Guards.isNonEmptyString(part.thinking)) reasoning.delta(out, part.thinking)
+      else if (Guards.isArray(part.thinking)) {
         for (const inner of part.thinking) {
-          if (Events.isObject<{ text: string }>(inner) && Events.isNonEmptyString(inner.text)) {
-            reasoningText(out, inner.text)
+          if (Guards.isObject<{ text: string }>(inner) && Guards.isNonEmptyString(inner.text)) {
+            reasoning.delta(out, inner.text)
           }
         }
       }
@@ -185,14 +136,14 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
 
   /** One piece of a call: from `tool_calls` with the host's `index`, or the legacy `function_call`. */
   const toolPiece = (out: Out, index: unknown, rawId: unknown, fn: unknown): void => {
-    closeReasoning(out)
-    const f = Events.isObject<Events.FunctionFragment>(fn) ? fn : undefined
-    const id = Events.isNonEmptyString(rawId) ? rawId : undefined
+    reasoning.close(out)
+    const f = Guards.isObject<Events.FunctionFragment>(fn) ? fn : undefined
+    const id = Guards.isNonEmptyString(rawId) ? rawId : undefined
     // Mistral continuation pieces carry `"name":""`: an empty name never renames a call.
-    const name = Events.isNonEmptyString(f?.name) ? f.name : undefined
+    const name = Guards.isNonEmptyString(f?.name) ? f.name : undefined
     const args = typeof f?.arguments === "string"
       ? f.arguments
-      : Events.isObject(f?.arguments)
+      : Guards.isObject(f?.arguments)
       // A few servers send whole calls with object arguments. Written back without recursion: a deep
       // object would overflow JSON.stringify; as text it ends as `{ raw }` with a parse error.
       ? Json.stringify(f.arguments)
@@ -215,9 +166,9 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
         call.id = ToolCall.synthesizeId(call.index, assembler.idPrefix)
         assembler.add(call.index, "", call.id)
       }
-      emit(out, StreamChunk.toolCallDelta(call.index, first, { id: call.id, name: call.name }))
+      emitter.emit(out, StreamChunk.toolCallDelta(call.index, first, { id: call.id, name: call.name }))
     } else if (args !== "") {
-      emit(out, StreamChunk.toolCallDelta(call.index, args))
+      emitter.emit(out, StreamChunk.toolCallDelta(call.index, args))
     }
   }
 
@@ -225,7 +176,7 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
     for (const call of assembler.finishAll()) {
       // A call is nothing without a name: say so, keeping what arrived, rather than invent one.
       if (call.name === "") {
-        return fail(
+        return emitter.fail(
           out,
           LlmError.info({
             code: "protocol",
@@ -236,53 +187,53 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
         )
       }
       emittedToolCall = true
-      emit(out, StreamChunk.toolCall(call))
+      emitter.emit(out, StreamChunk.toolCall(call))
     }
   }
 
   // --- one delta -------------------------------------------------------------------------------
 
-  const delta = (out: Out, d: Events.Unchecked<Events.Delta>): void => {
+  const delta = (out: Out, d: Guards.Unchecked<Events.Delta>): void => {
     // One field of the two: vLLM has sent both names with the same text.
-    const thought = Events.isNonEmptyString(d.reasoning_content)
+    const thought = Guards.isNonEmptyString(d.reasoning_content)
       ? d.reasoning_content
-      : Events.isNonEmptyString(d.reasoning)
+      : Guards.isNonEmptyString(d.reasoning)
       ? d.reasoning
       : undefined
-    if (thought !== undefined) reasoningText(out, thought)
-    if (Events.isArray(d.reasoning_details)) reasoningDetails(out, d.reasoning_details, thought === undefined)
+    if (thought !== undefined) reasoning.delta(out, thought)
+    if (Guards.isArray(d.reasoning_details)) reasoningDetails(out, d.reasoning_details, thought === undefined)
     const content = d.content
     if (typeof content === "string") {
       if (content !== "") text(out, content)
-    } else if (Events.isArray(content)) {
+    } else if (Guards.isArray(content)) {
       for (const part of content) mistralPart(out, part)
     }
-    if (Events.isNonEmptyString(d.refusal)) {
-      closeReasoning(out)
+    if (Guards.isNonEmptyString(d.refusal)) {
+      reasoning.close(out)
       refusal.push(d.refusal)
     }
-    if (Events.isArray(d.tool_calls)) {
+    if (Guards.isArray(d.tool_calls)) {
       for (const piece of d.tool_calls) {
-        if (Events.isObject<Events.ToolCallFragment>(piece)) toolPiece(out, piece.index, piece.id, piece.function)
+        if (Guards.isObject<Events.ToolCallFragment>(piece)) toolPiece(out, piece.index, piece.id, piece.function)
       }
     }
-    if (Events.isObject(d.function_call)) toolPiece(out, functionCallSlot, undefined, d.function_call)
+    if (Guards.isObject(d.function_call)) toolPiece(out, functionCallSlot, undefined, d.function_call)
   }
 
   // --- usage -----------------------------------------------------------------------------------
 
-  const usage = (out: Out, u: Events.Unchecked<Events.ChatUsage>): void => {
-    const prompt = Events.isObject<{ cached_tokens: number; cache_write_tokens: number }>(u.prompt_tokens_details)
+  const usage = (out: Out, u: Guards.Unchecked<Events.ChatUsage>): void => {
+    const prompt = Guards.isObject<{ cached_tokens: number; cache_write_tokens: number }>(u.prompt_tokens_details)
       ? u.prompt_tokens_details
       : undefined
-    const completion = Events.isObject<{ reasoning_tokens: number }>(u.completion_tokens_details)
+    const completion = Guards.isObject<{ reasoning_tokens: number }>(u.completion_tokens_details)
       ? u.completion_tokens_details
       : undefined
     // Counts that are not safe non-negative integers (strings, -1, 0.5, 1e308) are absent: Usage.count.
-    const input = Events.count(u.prompt_tokens)
-    const output = Events.count(u.completion_tokens)
-    const total = Events.count(u.total_tokens)
-    const reasoning = Events.count(completion?.reasoning_tokens)
+    const input = Guards.count(u.prompt_tokens)
+    const output = Guards.count(u.completion_tokens)
+    const total = Guards.count(u.total_tokens)
+    const reasoning = Guards.count(completion?.reasoning_tokens)
     // xAI leaves reasoning out of completion_tokens and says so only through the sum.
     const both = input !== undefined && output !== undefined ? Usage.addCounts(input, output) : undefined
     const outputExcludesReasoning = both !== undefined && reasoning !== undefined &&
@@ -291,17 +242,13 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
       input,
       output,
       total,
-      cacheRead: Events.count(u.prompt_cache_hit_tokens) ?? Events.count(prompt?.cached_tokens), // DeepSeek first
-      cacheWrite: Events.count(prompt?.cache_write_tokens),
+      cacheRead: Guards.count(u.prompt_cache_hit_tokens) ?? Guards.count(prompt?.cached_tokens), // DeepSeek first
+      cacheWrite: Guards.count(prompt?.cache_write_tokens),
       reasoning,
       outputExcludesReasoning
     })
-    // Perplexity repeats its running totals on every chunk, unchanged at the end.
-    if (lastUsage !== undefined && sameCounts(lastUsage, next)) return
-    // The provider's object is checked (depth, Infinity) only when a new snapshot keeps it.
-    const raw = Usage.keepableRaw(u)
-    lastUsage = raw === undefined ? next : { ...next, raw }
-    emit(out, StreamChunk.usage(lastUsage))
+    // Perplexity repeats its running totals on every chunk, unchanged at the end: the kit drops repeats.
+    usages.push(out, next, u)
   }
 
   // --- the end ---------------------------------------------------------------------------------
@@ -310,39 +257,36 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
   const sources = (out: Out): void => {
     const seen = new Set<string>()
     const source = (url: unknown, title: unknown): void => {
-      if (!Events.isNonEmptyString(url) || seen.has(url)) return
+      if (!Guards.isNonEmptyString(url) || seen.has(url)) return
       seen.add(url)
       const part: { type: "source"; sourceType: "url"; url: string; title?: string } = {
         type: "source",
         sourceType: "url",
         url
       }
-      if (Events.isNonEmptyString(title)) part.title = title
-      emit(out, StreamChunk.contentPart(part))
+      if (Guards.isNonEmptyString(title)) part.title = title
+      emitter.emit(out, StreamChunk.contentPart(part))
     }
-    if (Events.isArray(searchResults)) {
-      for (const r of searchResults) if (Events.isObject<Events.SearchResult>(r)) source(r.url, r.title)
+    if (Guards.isArray(searchResults)) {
+      for (const r of searchResults) if (Guards.isObject<Events.SearchResult>(r)) source(r.url, r.title)
     }
-    if (Events.isArray(citations)) { for (const url of citations) source(url, undefined) }
+    if (Guards.isArray(citations)) { for (const url of citations) source(url, undefined) }
   }
 
   const done = (out: Out): void => {
-    closeReasoning(out)
+    reasoning.close(out)
     finishToolCalls(out)
-    if (ended) return
+    if (emitter.ended) return
     sources(out)
     if (refusal.length > 0) {
       const part: ContentPart.ContentPart = { type: "refusal", text: refusal.join("") }
-      emit(out, StreamChunk.contentPart(part))
+      emitter.emit(out, StreamChunk.contentPart(part))
     }
-    const cacheRead = lastUsage?.cacheReadTokens ?? 0
-    const cacheWrite = lastUsage?.cacheWriteTokens ?? 0
-    if (cacheRead > 0) emit(out, StreamChunk.cacheRead(cacheRead))
-    if (cacheWrite > 0) emit(out, StreamChunk.cacheWrite(cacheWrite))
+    usages.cache(out)
     // Some hosts end a failed generation with a finish reason instead of an error body.
     const failedCode = rawFinish === undefined ? undefined : failedFinish.get(rawFinish.toLowerCase())
     if (failedCode !== undefined) {
-      return fail(
+      return emitter.fail(
         out,
         LlmError.info({
           code: failedCode,
@@ -358,74 +302,65 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
       : emittedToolCall && normalized === "stop"
       ? "tool_calls"
       : normalized
-    emit(out, StreamChunk.finish(reason, rawFinish))
-    ended = true
+    emitter.finish(out, reason, rawFinish)
   }
 
   // --- one event -------------------------------------------------------------------------------
 
-  const announceFrom = (out: Out, c: Events.Unchecked<Events.ChatCompletionChunk>): void => {
+  const announceFrom = (out: Out, c: Guards.Unchecked<Events.ChatCompletionChunk>): void => {
     // Azure's first chunk has id "" and model "": wait for one that names them.
-    if (announced || !(Events.isNonEmptyString(c.model) || Events.isNonEmptyString(c.id))) return
-    announced = true
-    if (Events.isNonEmptyString(c.id)) assembler.idPrefix = c.id
-    out.push(
-      StreamChunk.metadata(
-        provider,
-        Events.isNonEmptyString(c.model) ? c.model : undefined,
-        Events.isNonEmptyString(c.id) ? c.id : undefined
-      )
+    if (emitter.announced || !(Guards.isNonEmptyString(c.model) || Guards.isNonEmptyString(c.id))) return
+    if (Guards.isNonEmptyString(c.id)) assembler.idPrefix = c.id
+    emitter.announce(
+      out,
+      Guards.isNonEmptyString(c.model) ? c.model : undefined,
+      Guards.isNonEmptyString(c.id) ? c.id : undefined
     )
   }
 
-  const chunk = (out: Out, c: Events.Unchecked<Events.ChatCompletionChunk>): void => {
+  const chunk = (out: Out, c: Guards.Unchecked<Events.ChatCompletionChunk>): void => {
     // Perplexity repeats its full source lists on every chunk: the latest one is the answer's.
     if (c.citations !== undefined) citations = c.citations
     if (c.search_results !== undefined) searchResults = c.search_results
-    if (Events.isArray(c.choices)) {
+    if (Guards.isArray(c.choices)) {
       for (const choice of c.choices) {
-        if (!Events.isObject<Events.Choice>(choice)) continue
+        if (!Guards.isObject<Events.Choice>(choice)) continue
         // With `n > 1` the other choices are other answers; this stream reports the first.
         if (typeof choice.index === "number" && choice.index !== 0) continue
-        if (Events.isObject<Events.Delta>(choice.delta)) delta(out, choice.delta)
-        if (Events.isNonEmptyString(choice.finish_reason)) {
+        if (Guards.isObject<Events.Delta>(choice.delta)) delta(out, choice.delta)
+        if (Guards.isNonEmptyString(choice.finish_reason)) {
           rawFinish = choice.finish_reason
           // Mistral sends whole calls on this same chunk, so they were read above.
-          closeReasoning(out)
+          reasoning.close(out)
           finishToolCalls(out)
-          if (ended) return
+          if (emitter.ended) return
         }
       }
     }
     // Groq puts the same totals in `usage` and `x_groq.usage`: one snapshot, not two.
-    const groq = Events.isObject<{ usage: unknown }>(c.x_groq) ? c.x_groq : undefined
-    const u = Events.isObject<Events.ChatUsage>(c.usage)
+    const groq = Guards.isObject<{ usage: unknown }>(c.x_groq) ? c.x_groq : undefined
+    const u = Guards.isObject<Events.ChatUsage>(c.usage)
       ? c.usage
-      : Events.isObject<Events.ChatUsage>(groq?.usage)
+      : Guards.isObject<Events.ChatUsage>(groq?.usage)
       ? groq.usage
       : undefined
     if (u !== undefined) usage(out, u)
   }
 
   const push = (event: Sse.Event, out: Out): void => {
-    if (ended) return
+    if (emitter.ended) return
     // Old llama.cpp builds send errors in a non-standard `error:` SSE field.
-    if (event.error !== undefined) return fail(out, Errors.fromBody(undefined, event.error, provider))
+    if (event.error !== undefined) return emitter.fail(out, Errors.fromBody(undefined, event.error, provider))
     const data = event.data
     if (data === "") return
     if (Events.isDone(data)) return done(out)
-    if (event.event === "error") return fail(out, Errors.fromBody(undefined, data, provider))
-    let parsed: unknown
-    try {
-      parsed = JSON.parse(data)
-    } catch {
-      return fail(out, protocolError(data, provider))
-    }
-    if (!Events.isObject<Events.ChatCompletionChunk>(parsed)) return fail(out, protocolError(data, provider))
+    if (event.event === "error") return emitter.fail(out, Errors.fromBody(undefined, data, provider))
+    const parsed = Guards.parseObject<Events.ChatCompletionChunk>(data)
+    if (parsed === undefined) return emitter.fail(out, protocolError(provider, data))
     announceFrom(out, parsed)
     // OpenAI, vLLM, llama.cpp, Groq and OpenRouter (with finish_reason "error") report in-band here.
     if (parsed.error !== undefined && parsed.error !== null) {
-      return fail(out, Errors.fromBody(undefined, parsed, provider))
+      return emitter.fail(out, Errors.fromBody(undefined, parsed, provider))
     }
     chunk(out, parsed)
   }
@@ -442,17 +377,3 @@ const failedFinish: ReadonlyMap<string, LlmError.ErrorCode> = new Map<string, Ll
   ["error", "server"],
   ["insufficient_system_resource", "overloaded"]
 ])
-
-const sameCounts = (a: Usage.Usage, b: Usage.Usage): boolean =>
-  a.inputTokens === b.inputTokens && a.outputTokens === b.outputTokens && a.totalTokens === b.totalTokens &&
-  a.cacheReadTokens === b.cacheReadTokens && a.cacheWriteTokens === b.cacheWriteTokens &&
-  a.reasoningTokens === b.reasoningTokens
-
-const protocolError = (data: string, provider: string): LlmError.ErrorInfo =>
-  LlmError.info({
-    code: "protocol",
-    message: `The stream sent an event that is not a JSON object: ${
-      JSON.stringify(data.length > maxQuoted ? data.slice(0, maxQuoted) + "…" : data)
-    }`,
-    provider
-  })

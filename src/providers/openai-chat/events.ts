@@ -4,14 +4,12 @@
  * OpenAI-compatible hosts add (DeepSeek, Groq, Mistral, xAI, OpenRouter, Perplexity, Azure, vLLM,
  * Ollama, llama.cpp …); see `reference/wire-formats.md` §1.
  *
- * The decoder does not trust these types: a parsed event is an {@link Unchecked} object whose
- * field names are typed but whose values must pass one of the guards below before use. That keeps
+ * The decoder does not trust these types: a parsed event is an `Unchecked` object (the kit's
+ * `guards.ts`) whose field names are typed but whose values must pass a guard before use. That keeps
  * the hot path at one `JSON.parse` per event, with no Schema decoding.
  *
  * @since 0.1.0
  */
-
-import * as Usage from "../../Usage.js"
 
 /** One event of a Chat Completions stream. */
 export interface ChatCompletionChunk {
@@ -181,27 +179,11 @@ export interface MistralContentPartFields {
   readonly thinking: ReadonlyArray<{ readonly type: "text"; readonly text: string }> | string
 }
 
-// ---------------------------------------------------------------------------------------------
-// Guards: the only way the decoder reads a value
-// ---------------------------------------------------------------------------------------------
-
-/** A parsed JSON object that may carry `T`'s fields, none of them checked yet. */
-export type Unchecked<T> = { readonly [K in keyof T]?: unknown }
-
-/** Whether a value is a JSON object (not an array), to read as a possible `T`. */
-export const isObject = <T>(u: unknown): u is Unchecked<T> => typeof u === "object" && u !== null && !Array.isArray(u)
-
-/** Whether a value is a JSON array. */
-export const isArray = (u: unknown): u is ReadonlyArray<unknown> => Array.isArray(u)
-
-/** Whether a value is a string with at least one character. */
-export const isNonEmptyString = (u: unknown): u is string => typeof u === "string" && u !== ""
-
-/**
- * A token count, or `undefined` when the field is missing or not a safe non-negative integer: the
- * one rule every provider shares, {@link Usage.count}.
- */
-export const count: (u: unknown) => number | undefined = Usage.count
-
 /** Whether an event's data is the end marker (checked by prefix, as the openai SDK does). */
 export const isDone = (data: string): boolean => data.startsWith("[DONE]")
+
+/**
+ * The JSON field guards now live in the kit (`internal/kit/guards.ts`); re-exported here only until
+ * the providers written against this file move onto the kit. New code imports the kit's.
+ */
+export { count, isArray, isNonEmptyString, isObject, type Unchecked } from "../../internal/kit/guards.js"

@@ -5,6 +5,7 @@
  *
  * @since 0.1.0
  */
+import * as Hosts from "../../internal/kit/Hosts.js"
 
 /**
  * What differs between Chat Completions hosts.
@@ -31,32 +32,22 @@ export interface Preset {
   readonly includeUsage: boolean
 }
 
-const cloud = (
-  provider: string,
-  baseUrl: string,
-  apiKeyEnv: string,
-  extra?: Partial<Preset>
+/** A host's Chat Completions preset: the shared host facts, and this protocol's quirks. */
+const chat = (
+  host: Hosts.Host,
+  quirks?: { readonly maxTokensField?: Preset["maxTokensField"]; readonly includeUsage?: boolean }
 ): Preset => ({
-  provider,
-  baseUrl,
-  apiKeyEnv,
-  baseUrlEnv: `${apiKeyEnv.replace(/_API_KEY$/, "")}_BASE_URL`,
-  requiresKey: true,
-  authHeader: "authorization",
-  maxTokensField: "max_tokens",
-  includeUsage: true,
-  ...extra
+  provider: host.provider,
+  baseUrl: host.baseUrl,
+  ...(host.apiKeyEnv === undefined ? {} : { apiKeyEnv: host.apiKeyEnv }),
+  ...(host.baseUrlEnv === undefined ? {} : { baseUrlEnv: host.baseUrlEnv }),
+  requiresKey: host.requiresKey,
+  authHeader: host.auth === "api-key" ? "api-key" : "authorization",
+  maxTokensField: quirks?.maxTokensField ?? "max_tokens",
+  includeUsage: quirks?.includeUsage ?? true
 })
 
-const local = (provider: string, baseUrl: string, baseUrlEnv: string): Preset => ({
-  provider,
-  baseUrl,
-  baseUrlEnv,
-  requiresKey: false,
-  authHeader: "authorization",
-  maxTokensField: "max_tokens",
-  includeUsage: true
-})
+const { hosts } = Hosts
 
 /**
  * Every known Chat Completions host.
@@ -65,28 +56,23 @@ const local = (provider: string, baseUrl: string, baseUrlEnv: string): Preset =>
  * @category constants
  */
 export const presets = {
-  openai: cloud("openai", "https://api.openai.com/v1", "OPENAI_API_KEY", { maxTokensField: "max_completion_tokens" }),
-  azure: cloud("azure", "", "AZURE_OPENAI_API_KEY", {
-    authHeader: "api-key",
-    maxTokensField: "max_completion_tokens"
-  }),
-  groq: cloud("groq", "https://api.groq.com/openai/v1", "GROQ_API_KEY"),
-  deepseek: cloud("deepseek", "https://api.deepseek.com/v1", "DEEPSEEK_API_KEY"),
-  mistral: cloud("mistral", "https://api.mistral.ai/v1", "MISTRAL_API_KEY", { includeUsage: false }),
-  xai: cloud("xai", "https://api.x.ai/v1", "XAI_API_KEY"),
-  openrouter: cloud("openrouter", "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY"),
-  together: cloud("together", "https://api.together.xyz/v1", "TOGETHER_API_KEY"),
-  fireworks: cloud("fireworks", "https://api.fireworks.ai/inference/v1", "FIREWORKS_API_KEY"),
-  cerebras: cloud("cerebras", "https://api.cerebras.ai/v1", "CEREBRAS_API_KEY"),
-  perplexity: cloud("perplexity", "https://api.perplexity.ai", "PERPLEXITY_API_KEY"),
-  moonshot: cloud("moonshot", "https://api.moonshot.ai/v1", "MOONSHOT_API_KEY"),
-  alibaba: cloud("alibaba", "https://dashscope-intl.aliyuncs.com/compatible-mode/v1", "DASHSCOPE_API_KEY", {
-    baseUrlEnv: "DASHSCOPE_BASE_URL"
-  }),
-  ollama: local("ollama", "http://localhost:11434/v1", "OLLAMA_BASE_URL"),
-  vllm: local("vllm", "http://localhost:8000/v1", "VLLM_BASE_URL"),
-  lmstudio: local("lmstudio", "http://localhost:1234/v1", "LMSTUDIO_BASE_URL"),
-  llamacpp: local("llamacpp", "http://localhost:8080/v1", "LLAMACPP_BASE_URL")
+  openai: chat(hosts.openai, { maxTokensField: "max_completion_tokens" }),
+  azure: chat(hosts.azure, { maxTokensField: "max_completion_tokens" }),
+  groq: chat(hosts.groq),
+  deepseek: chat(hosts.deepseek),
+  mistral: chat(hosts.mistral, { includeUsage: false }),
+  xai: chat(hosts.xai),
+  openrouter: chat(hosts.openrouter),
+  together: chat(hosts.together),
+  fireworks: chat(hosts.fireworks),
+  cerebras: chat(hosts.cerebras),
+  perplexity: chat(hosts.perplexity),
+  moonshot: chat(hosts.moonshot),
+  alibaba: chat(hosts.alibaba),
+  ollama: chat(hosts.ollama),
+  vllm: chat(hosts.vllm),
+  lmstudio: chat(hosts.lmstudio),
+  llamacpp: chat(hosts.llamacpp)
 } satisfies Record<string, Preset>
 
 /**

@@ -1,0 +1,187 @@
+/**
+ * The provider kit's construction: one {@link make} turns a provider's knowledge (endpoint path,
+ * host, wire framing, request encoding, decoder, error tables) into the `LanguageModel` service, and
+ * {@link layerConfig} reads a host's key and base URL from the environment. What every provider
+ * shares lives here once: the missing-key and missing-base-URL error chunks, header merging, the
+ * key in the host's auth header (and nowhere else), and the transport call.
+ *
+ * @since 0.1.0
+ */
+import type { HttpClient } from "@effect/platform/HttpClient"
+import * as Config from "effect/Config"
+import type * as ConfigError from "effect/ConfigError"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
+import * as Stream from "effect/Stream"
+import type * as ChatRequest from "../../ChatRequest.js"
+import * as LanguageModel from "../../LanguageModel.js"
+import * as LlmError from "../../LlmError.js"
+import * as ProviderOptions from "../../ProviderOptions.js"
+import * as StreamChunk from "../../StreamChunk.js"
+import type { ChunkDecoder } from "../ChunkDecoder.js"
+import * as Ndjson from "../framing/Ndjson.js"
+import * as Sse from "../framing/Sse.js"
+import * as Http from "../transport/Http.js"
+import * as Transport from "../transport/Transport.js"
+import * as ErrorBody from "./ErrorBody.js"
+import type * as Hosts from "./Hosts.js"
+
+/** How a body is framed: a framer per attempt, how the transport recognizes the stream, the `accept` header. */
+export interface Wire<Ev> {
+  /** A fresh framer masking `secrets`, capping one event at `maxEventBytes` (default 16 MiB). */
+  readonly framer: (maxEventBytes: number | undefined, secrets: ReadonlyArray<string>) => Transport.Framer<Ev>
+  readonly streamType: Transport.StreamType
+  readonly accept: string
+}
+
+/** Server-sent events (`Sse.Event`s). */
+export const sse: Wire<Sse.Event> = {
+  framer: (maxEventBytes, secrets) => new Sse.Framer({ maxEventBytes, secrets }),
+  streamType: Transport.sse,
+  accept: "text/event-stream"
+}
+
+/** Newline-delimited JSON (one line of text per event). */
+export const ndjson: Wire<string> = {
+  framer: (maxEventBytes, secrets) => new Ndjson.Framer({ maxEventBytes, secrets }),
+  streamType: Transport.ndjson,
+  accept: "application/x-ndjson"
+}
+
+/** What a provider gives {@link make}. */
+export interface Spec<Ev> {
+  /** The options every provider takes (model, key, base URL, headers, retry, timeouts, event cap). */
+  readonly options: ProviderOptions.Common
+  /** Where the provider lives and how it takes the key. */
+  readonly host: Hosts.Host
+  /** The provider name in chunks, errors and meter keys (default the host's). */
+  readonly provider?: string | undefined
+  /** The endpoint path, joined to the base URL with one slash: `chat/completions`, `v1/messages`. */
+  readonly path: string
+  /** The body's framing. */
+  readonly wire: Wire<Ev>
+  /** Fixed headers (`anthropic-version`, beta flags): below `options.headers`, so a user can replace them. */
+  readonly headers?: Readonly<Record<string, string>> | undefined
+  /** The request body for a request. */
+  readonly encode: (request: ChatRequest.ChatRequest) => unknown
+  /** A fresh decoder for one attempt. */
+  readonly decoder: (provider: string) => ChunkDecoder<Ev>
+  /** The provider's error mapping (`ErrorBody.make(tables)`), for HTTP error bodies. */
+  readonly errors: ErrorBody.Mapper
+}
+
+/** A stream of one `error` chunk: a configuration problem known before any request. */
+const configError = (code: LlmError.ErrorCode, message: string, provider: string) =>
+  Stream.succeed(StreamChunk.error(LlmError.info({ code, message, provider, retryable: false })))
+
+/** Adds the key to the headers the host's way. */
+const authorize = (headers: Record<string, string>, auth: Hosts.Auth, key: string): void => {
+  switch (auth) {
+    case "bearer":
+      headers.authorization = `Bearer ${key}`
+      return
+    case "x-api-key":
+    case "api-key":
+    case "x-goog-api-key":
+      headers[auth] = key
+      return
+    case "none":
+      return
+  }
+}
+
+/**
+ * Builds a provider's `LanguageModel` service (with the `HttpClient` in the context). A request
+ * without a base URL, or without the key a host requires, ends at once in one `error` chunk;
+ * headers merge as `accept`, the fixed headers, `options.headers`, the request's, then the key.
+ */
+export const make = <Ev>(spec: Spec<Ev>): Effect.Effect<LanguageModel.Service, never, HttpClient> =>
+  Effect.map(Http.Client, (client) => {
+    const { host, options } = spec
+    const provider = spec.provider ?? host.provider
+    const baseUrl = options.baseUrl ?? host.baseUrl
+    const url = ProviderOptions.joinUrl(baseUrl, spec.path)
+    const key = options.apiKey === undefined ? undefined : Redacted.value(options.apiKey)
+    const secrets = key === undefined ? [] : [key]
+    const errorFromResponse: Transport.Request<Ev>["errorFromResponse"] = (status, body, extras) =>
+      spec.errors(status, ErrorBody.parse(body), provider, extras)
+    const framer = (masked: ReadonlyArray<string>) => spec.wire.framer(options.maxEventBytes, masked)
+    const decoder = () => spec.decoder(provider)
+    return LanguageModel.make({
+      provider,
+      model: options.model,
+      stream: (request) => {
+        if (baseUrl === "") {
+          return configError(
+            "invalid_request",
+            `No base URL for ${provider}: pass baseUrl${host.baseUrlEnv ? ` or set ${host.baseUrlEnv}` : ""}`,
+            provider
+          )
+        }
+        if (key === undefined && host.requiresKey) {
+          return configError(
+            "authentication",
+            `No API key for ${provider}: pass apiKey${host.apiKeyEnv ? ` or set ${host.apiKeyEnv}` : ""}`,
+            provider
+          )
+        }
+        const headers: Record<string, string> = {
+          accept: spec.wire.accept,
+          ...spec.headers,
+          ...options.headers,
+          ...request.headers
+        }
+        if (key !== undefined) authorize(headers, host.auth, key)
+        return Transport.streamWith<Ev>(client, {
+          provider,
+          url,
+          headers,
+          body: spec.encode(request),
+          secrets,
+          framer,
+          decoder,
+          errorFromResponse,
+          streamType: spec.wire.streamType,
+          retry: options.retry,
+          timeouts: options.timeouts
+        })
+      }
+    })
+  })
+
+/** What {@link layerConfig} read from the environment, for the provider's `make`. */
+export interface FromEnv {
+  readonly apiKey: Redacted.Redacted<string> | undefined
+  /** The base URL the options give, else the host's variable, else undefined (the host's default). */
+  readonly baseUrl: string | undefined
+}
+
+/**
+ * A layer reading the host's key and base URL variables through `Config`, then building the service
+ * with `make`. A required key that is not set is a `ConfigError` naming its variable; so is the base
+ * URL variable of a host with no default endpoint (Azure), unless `options.baseUrl` is given.
+ */
+export const layerConfig = (
+  host: Hosts.Host,
+  options: { readonly baseUrl?: string | undefined },
+  make: (env: FromEnv) => Effect.Effect<LanguageModel.Service, never, HttpClient>
+): Layer.Layer<LanguageModel.LanguageModel, ConfigError.ConfigError, HttpClient> => {
+  const key: Config.Config<Redacted.Redacted<string> | undefined> = host.apiKeyEnv === undefined
+    ? Config.succeed(undefined)
+    : host.requiresKey
+    ? Config.redacted(host.apiKeyEnv)
+    : ProviderOptions.optionalSecret(host.apiKeyEnv)
+  const base: Config.Config<string | undefined> = host.baseUrlEnv === undefined || options.baseUrl !== undefined
+    ? Config.succeed(undefined)
+    : host.baseUrl === ""
+    ? Config.string(host.baseUrlEnv)
+    : ProviderOptions.optionalString(host.baseUrlEnv)
+  return Layer.effect(
+    LanguageModel.LanguageModel,
+    Effect.flatMap(
+      Config.all([key, base]),
+      ([apiKey, baseUrl]) => make({ apiKey, baseUrl: options.baseUrl ?? baseUrl })
+    )
+  )
+}
