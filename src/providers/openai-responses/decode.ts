@@ -1,0 +1,441 @@
+/**
+ * The Responses API stream decoder: SSE events in, `StreamChunk`s out, one pure state machine.
+ *
+ * Order of what it emits: `metadata` (from `response.created`); then, as output items stream, text
+ * deltas, reasoning deltas (summary or raw reasoning text) closed by a `reasoning` chunk at the item's
+ * end carrying its `encrypted_content` as `redacted` and the item id as `signature` (what the next
+ * turn sends back), tool-call deltas and each finished `tool-call`, citations as `source` parts and
+ * provider-executed tools as `content-part`s; at the terminal event `usage`, a refusal, `cache-read`
+ * and `finish` (or the `error` of `response.failed` / an `error` event). Output items are keyed by
+ * `output_index` (GitHub Copilot's proxy rotates `item_id` on every event), by `item_id` without one.
+ *
+ * @since 0.1.0
+ */
+import type * as ContentPart from "../../ContentPart.js"
+import type { ChunkDecoder } from "../../internal/ChunkDecoder.js"
+import type * as Sse from "../../internal/framing/Sse.js"
+import * as LlmError from "../../LlmError.js"
+import * as StreamChunk from "../../StreamChunk.js"
+import * as ToolCall from "../../ToolCall.js"
+import * as Usage from "../../Usage.js"
+import * as Errors from "./errors.js"
+import * as Events from "./events.js"
+import * as Tools from "./tools.js"
+
+type Out = Array<StreamChunk.StreamChunk>
+type Event = Events.Unchecked<Events.EventFields>
+type Item = Events.Unchecked<Events.OutputItem>
+
+/** What we know of one output item while it streams. */
+interface ItemState {
+  readonly type: string
+  /** Reasoning: where this item's text starts in the response's reasoning, and its last part. */
+  start: number
+  part: string | undefined
+  /** Function call: our index, and whether the fragment carrying id and name went out. */
+  call: number | undefined
+  callId: string | undefined
+  announced: boolean
+  gotArguments: boolean
+  finished: boolean
+  /** Text (and refusal) parts that streamed deltas, so a `.done` without deltas is not lost. */
+  streamed: Set<string> | undefined
+}
+
+/** Longest excerpt of a malformed event quoted in a `protocol` error. */
+const maxQuoted = 200
+
+/** Creates a decoder for one response; `provider` names the host in chunks and errors. */
+export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.Event> => {
+  const provider = options.provider
+
+  let ended = false
+  let announced = false
+  let reasoningSoFar = ""
+  const byIndex = new Map<number, ItemState>()
+  const byId = new Map<string, ItemState>()
+  const items: Array<ItemState> = []
+  const assembler = new ToolCall.Assembler()
+  let callCount = 0
+  let emittedToolCall = false
+  const refusal: Array<string> = []
+  const sources = new Set<string>()
+
+  const emit = (out: Out, chunk: StreamChunk.StreamChunk): void => {
+    if (!announced) {
+      announced = true
+      out.push(StreamChunk.metadata(provider))
+    }
+    out.push(chunk)
+  }
+
+  const fail = (out: Out, error: LlmError.ErrorInfo): void => {
+    emit(out, StreamChunk.error(error))
+    ended = true
+  }
+
+  // --- output items ----------------------------------------------------------------------------
+
+  const newItem = (type: string): ItemState => {
+    const state: ItemState = {
+      type,
+      start: reasoningSoFar.length,
+      part: undefined,
+      call: undefined,
+      callId: undefined,
+      announced: false,
+      gotArguments: false,
+      finished: false,
+      streamed: undefined
+    }
+    items.push(state)
+    return state
+  }
+
+  /** The item an event belongs to; one is created when an event names an item never announced. */
+  const itemOf = (e: Event, type: string): ItemState => {
+    const id = Events.isNonEmptyString(e.item_id) ? e.item_id : undefined
+    // An event naming no item at all belongs to one shared anonymous item.
+    const index = ToolCall.isIndex(e.output_index) ? e.output_index : id === undefined ? -1 : undefined
+    const known = index !== undefined ? byIndex.get(index) : id !== undefined ? byId.get(id) : undefined
+    if (known !== undefined) return known
+    const state = newItem(type)
+    if (index !== undefined) byIndex.set(index, state)
+    if (id !== undefined) byId.set(id, state)
+    return state
+  }
+
+  const added = (out: Out, e: Event, item: Item): void => {
+    const type = typeof item.type === "string" ? item.type : ""
+    const state = newItem(type)
+    if (ToolCall.isIndex(e.output_index)) byIndex.set(e.output_index, state)
+    if (Events.isNonEmptyString(item.id)) byId.set(item.id, state)
+    if (type === "function_call") {
+      callFor(state, item)
+      // Some servers send whole calls: arguments on the item itself.
+      if (Events.isNonEmptyString(item.arguments)) fragment(out, state, item.arguments)
+    }
+  }
+
+  const done = (out: Out, e: Event, item: Item): void => {
+    const type = typeof item.type === "string" ? item.type : ""
+    const state = itemOf(e, type)
+    switch (type) {
+      case "reasoning":
+        return closeReasoning(out, state, item)
+      case "function_call":
+        callFor(state, item)
+        if (!state.gotArguments && Events.isNonEmptyString(item.arguments)) fragment(out, state, item.arguments)
+        return finishCall(out, state)
+      case "image_generation_call": {
+        const image = Tools.image(item)
+        if (image !== undefined) emit(out, StreamChunk.contentPart(image))
+        return
+      }
+      default:
+        for (const part of Tools.parts(item)) emit(out, StreamChunk.contentPart(part))
+    }
+  }
+
+  // --- reasoning -------------------------------------------------------------------------------
+
+  const reasoningText = (out: Out, state: ItemState, part: string, delta: string): void => {
+    if (delta === "") return
+    // A new summary part of the same item: a paragraph break, so the parts do not run together.
+    if (state.part !== undefined && state.part !== part && reasoningSoFar.length > state.start) {
+      reasoningSoFar += "\n\n"
+      emit(out, StreamChunk.reasoningDelta("\n\n", reasoningSoFar))
+    }
+    state.part = part
+    ;(state.streamed ??= new Set()).add(part)
+    reasoningSoFar += delta
+    emit(out, StreamChunk.reasoningDelta(delta, reasoningSoFar))
+  }
+
+  const closeReasoning = (out: Out, state: ItemState, item: Item | undefined): void => {
+    if (state.finished) return
+    state.finished = true
+    // A server that sends the reasoning only on the finished item still has it read.
+    if (reasoningSoFar.length === state.start && item !== undefined) {
+      const texts = [...textsOf(item.summary, "summary_text"), ...textsOf(item.content, "")]
+      texts.forEach((text, i) => reasoningText(out, state, String(i), text))
+    }
+    const text = reasoningSoFar.slice(state.start)
+    const encrypted = Events.isNonEmptyString(item?.encrypted_content) ? item.encrypted_content : undefined
+    if (text === "" && encrypted === undefined) return
+    const id = Events.isNonEmptyString(item?.id) ? item.id : undefined
+    emit(out, StreamChunk.reasoning(text, { signature: encrypted === undefined ? undefined : id, redacted: encrypted }))
+  }
+
+  // --- function calls --------------------------------------------------------------------------
+
+  const callFor = (state: ItemState, item: Item | undefined): number => {
+    if (state.call === undefined) state.call = callCount++
+    const id = Events.isNonEmptyString(item?.call_id) ? item.call_id : undefined
+    if (state.callId === undefined) state.callId = id
+    const name = Events.isNonEmptyString(item?.name) ? item.name : undefined
+    assembler.add(state.call, "", id, name)
+    return state.call
+  }
+
+  const fragment = (out: Out, state: ItemState, args: string): void => {
+    const index = callFor(state, undefined)
+    state.gotArguments = true
+    assembler.add(index, args)
+    announce(out, state, index, args)
+  }
+
+  /** The first emitted fragment carries id and name; fragments before the name wait for it. */
+  const announce = (out: Out, state: ItemState, index: number, args: string): void => {
+    if (state.announced) {
+      if (args !== "") emit(out, StreamChunk.toolCallDelta(index, args))
+      return
+    }
+    const name = assembler.nameOf(index)
+    const first = assembler.rawArguments(index)
+    if (name === undefined || first === "") return
+    state.announced = true
+    emit(out, StreamChunk.toolCallDelta(index, first, { id: idOf(state, index), name }))
+  }
+
+  /** The call's `call_id`, or a stable synthesized one, given to the assembler so both agree. */
+  const idOf = (state: ItemState, index: number): string => {
+    if (state.callId === undefined) {
+      state.callId = ToolCall.synthesizeId(index, assembler.idPrefix)
+      assembler.add(index, "", state.callId)
+    }
+    return state.callId
+  }
+
+  const finishCall = (out: Out, state: ItemState): void => {
+    if (state.call === undefined || state.finished) return
+    state.finished = true
+    if (!state.announced) announce(out, state, state.call, "")
+    const call = assembler.finish(state.call)
+    if (call === undefined) return
+    if (call.name === "") {
+      return fail(
+        out,
+        LlmError.info({
+          code: "protocol",
+          message: "A function call ended without a name",
+          provider,
+          details: { index: call.index, id: call.id, rawArguments: call.rawArguments }
+        })
+      )
+    }
+    emittedToolCall = true
+    emit(out, StreamChunk.toolCall(call))
+  }
+
+  // --- the end ---------------------------------------------------------------------------------
+
+  const usage = (out: Out, u: unknown): Usage.Usage | undefined => {
+    if (!Events.isObject<Events.ResponsesUsage>(u)) return undefined
+    const inDetails = Events.isObject<{ cached_tokens: number; cache_write_tokens: number }>(u.input_tokens_details)
+      ? u.input_tokens_details
+      : undefined
+    const outDetails = Events.isObject<{ reasoning_tokens: number }>(u.output_tokens_details)
+      ? u.output_tokens_details
+      : undefined
+    const input = Events.count(u.input_tokens)
+    const output = Events.count(u.output_tokens)
+    const total = Events.count(u.total_tokens)
+    const reasoning = Events.count(outDetails?.reasoning_tokens)
+    // Hosts that leave reasoning out of output_tokens say so only through the total.
+    const both = input !== undefined && output !== undefined ? Usage.addCounts(input, output) : undefined
+    const outputExcludesReasoning = both !== undefined && reasoning !== undefined && reasoning > 0 &&
+      total === Usage.addCounts(both, reasoning)
+    const value = Usage.normalize({
+      input,
+      output,
+      total,
+      cacheRead: Events.count(inDetails?.cached_tokens),
+      cacheWrite: Events.count(inDetails?.cache_write_tokens),
+      reasoning,
+      outputExcludesReasoning,
+      raw: u
+    })
+    emit(out, StreamChunk.usage(value))
+    return value
+  }
+
+  /** Closes what is still open at a terminal event, then emits usage and the refusal. */
+  const wrapUp = (out: Out, response: Events.Unchecked<Events.ResponseObject> | undefined): void => {
+    for (const state of items) {
+      if (state.type === "reasoning") closeReasoning(out, state, undefined)
+      else if (state.call !== undefined) finishCall(out, state)
+      if (ended) return
+    }
+    const value = usage(out, response?.usage)
+    if (refusal.length > 0) {
+      const part: ContentPart.ContentPart = { type: "refusal", text: refusal.join("") }
+      emit(out, StreamChunk.contentPart(part))
+    }
+    if ((value?.cacheReadTokens ?? 0) > 0) emit(out, StreamChunk.cacheRead(value?.cacheReadTokens ?? 0))
+    if ((value?.cacheWriteTokens ?? 0) > 0) emit(out, StreamChunk.cacheWrite(value?.cacheWriteTokens ?? 0))
+  }
+
+  const terminal = (out: Out, type: Events.Terminal, response: Events.Unchecked<Events.ResponseObject> | undefined) => {
+    wrapUp(out, response)
+    if (ended) return
+    if (type === "response.failed") {
+      const error = Events.isObject<{ code: string; message: string }>(response?.error) ? response.error : undefined
+      return fail(
+        out,
+        error === undefined
+          ? LlmError.info({ code: "server", message: "The response failed", provider })
+          : Errors.fromBody(undefined, { error }, provider)
+      )
+    }
+    const status = Events.isNonEmptyString(response?.status) ? response.status : "completed"
+    let reason: StreamChunk.FinishReason = "stop"
+    let raw = status
+    if (type === "response.incomplete") {
+      const details = Events.isObject<{ reason: string }>(response?.incomplete_details)
+        ? response.incomplete_details
+        : undefined
+      raw = Events.isNonEmptyString(details?.reason) ? details.reason : "incomplete"
+      reason = details?.reason === undefined ? "length" : StreamChunk.normalizeFinishReason(raw)
+    }
+    if (refusal.length > 0) reason = "content_filter"
+    else if (emittedToolCall && reason === "stop") reason = "tool_calls"
+    emit(out, StreamChunk.finish(reason, raw))
+    ended = true
+  }
+
+  // --- one event -------------------------------------------------------------------------------
+
+  const text = (out: Out, e: Event, kind: "text" | "refusal", delta: unknown): void => {
+    if (!Events.isNonEmptyString(delta)) return
+    const state = itemOf(e, "message")
+    ;(state.streamed ??= new Set()).add(`${kind}:${String(e.content_index)}`)
+    if (kind === "text") emit(out, StreamChunk.textDelta(delta))
+    else refusal.push(delta)
+  }
+
+  /** A `.done` whose part streamed no deltas: its whole text is the part. */
+  const textDone = (out: Out, e: Event, kind: "text" | "refusal", whole: unknown): void => {
+    const state = itemOf(e, "message")
+    if (state.streamed?.has(`${kind}:${String(e.content_index)}`) === true) return
+    text(out, e, kind, whole)
+  }
+
+  const source = (out: Out, annotation: unknown): void => {
+    const part = Tools.source(annotation)
+    if (part === undefined) return
+    const key = part.url ?? part.id ?? ""
+    if (sources.has(key)) return
+    sources.add(key)
+    emit(out, StreamChunk.contentPart(part))
+  }
+
+  const event = (out: Out, e: Event): void => {
+    switch (e.type) {
+      case "response.output_text.delta":
+        return text(out, e, "text", e.delta)
+      case "response.output_text.done":
+        return textDone(out, e, "text", e.text)
+      case "response.refusal.delta":
+        return text(out, e, "refusal", e.delta)
+      case "response.refusal.done":
+        return textDone(out, e, "refusal", e.refusal)
+      case "response.reasoning_summary_text.delta":
+      case "response.reasoning_text.delta":
+        if (typeof e.delta === "string") reasoningText(out, itemOf(e, "reasoning"), partKey(e), e.delta)
+        return
+      case "response.reasoning_summary_text.done":
+      case "response.reasoning_text.done": {
+        const state = itemOf(e, "reasoning")
+        const whole = e.text
+        if (state.streamed?.has(partKey(e)) !== true && typeof whole === "string") {
+          reasoningText(out, state, partKey(e), whole)
+        }
+        return
+      }
+      case "response.function_call_arguments.delta":
+        if (Events.isNonEmptyString(e.delta)) fragment(out, itemOf(e, "function_call"), e.delta)
+        return
+      case "response.function_call_arguments.done": {
+        const state = itemOf(e, "function_call")
+        if (!state.gotArguments && Events.isNonEmptyString(e.arguments)) fragment(out, state, e.arguments)
+        return finishCall(out, state)
+      }
+      case "response.output_item.added":
+        if (Events.isObject<Events.OutputItem>(e.item)) added(out, e, e.item)
+        return
+      case "response.output_item.done":
+        if (Events.isObject<Events.OutputItem>(e.item)) done(out, e, e.item)
+        return
+      case "response.output_text.annotation.added":
+        return source(out, e.annotation)
+      case "response.image_generation_call.partial_image": {
+        const image = Tools.partialImage(e)
+        if (image !== undefined) emit(out, StreamChunk.contentPart(image, true))
+        return
+      }
+      case "response.completed":
+      case "response.incomplete":
+      case "response.failed":
+        return terminal(out, e.type, Events.isObject<Events.ResponseObject>(e.response) ? e.response : undefined)
+      case "error":
+        return fail(out, Errors.fromBody(undefined, e, provider))
+    }
+  }
+
+  const announceFrom = (out: Out, e: Event): void => {
+    if (announced || !Events.isObject<Events.ResponseObject>(e.response)) return
+    const r = e.response
+    const id = Events.isNonEmptyString(r.id) ? r.id : undefined
+    if (id === undefined && !Events.isNonEmptyString(r.model)) return
+    announced = true
+    if (id !== undefined) assembler.idPrefix = id
+    out.push(StreamChunk.metadata(provider, Events.isNonEmptyString(r.model) ? r.model : undefined, id))
+  }
+
+  const push = (sse: Sse.Event, out: Out): void => {
+    if (ended) return
+    const data = sse.data
+    if (data === "") return
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(data)
+    } catch {
+      return fail(out, protocolError(data, provider))
+    }
+    if (!Events.isObject<Events.EventFields>(parsed)) return fail(out, protocolError(data, provider))
+    announceFrom(out, parsed)
+    event(out, parsed)
+  }
+
+  // Without a terminal event the response is truncated: `StreamChunk.ensureTerminal` says so.
+  const end = (_out: Out): void => {}
+
+  return { push, end }
+}
+
+/** A reasoning part's key within its item: summary parts and raw text parts never share one. */
+const partKey = (e: Event): string =>
+  e.type === "response.reasoning_text.delta" || e.type === "response.reasoning_text.done"
+    ? `c${String(e.content_index)}`
+    : `s${String(e.summary_index)}`
+
+/** The texts of a `summary` or `content` array (of `summary_text` / `reasoning_text` parts). */
+const textsOf = (parts: unknown, type: string): Array<string> => {
+  if (!Events.isArray(parts)) return []
+  const out: Array<string> = []
+  for (const p of parts) {
+    if (!Events.isObject<{ type: string; text: string }>(p) || !Events.isNonEmptyString(p.text)) continue
+    if (type === "" ? p.type === "reasoning_text" : p.type === type) out.push(p.text)
+  }
+  return out
+}
+
+const protocolError = (data: string, provider: string): LlmError.ErrorInfo =>
+  LlmError.info({
+    code: "protocol",
+    message: `The stream sent an event that is not a JSON object: ${
+      JSON.stringify(data.length > maxQuoted ? data.slice(0, maxQuoted) + "…" : data)
+    }`,
+    provider
+  })
