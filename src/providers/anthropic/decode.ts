@@ -1,0 +1,449 @@
+/**
+ * The Anthropic Messages stream decoder: SSE events in, `StreamChunk`s out. One pure, synchronous
+ * state machine; one `JSON.parse` per event, guards on the fields it reads.
+ *
+ * What it emits, in order: at `message_start`, `metadata` (model and message id), the first `usage`
+ * and, when the start already reports them, `cache-read` / `cache-write`. Then per content block:
+ * text deltas; reasoning deltas closed by a `reasoning` chunk carrying the block's signature at its
+ * `content_block_stop` (`redacted_thinking` arrives whole and is one `reasoning` chunk with the
+ * opaque data in `redacted`); tool-call deltas, then the `tool-call` at the block's stop (arguments
+ * joined and parsed once; none → `{}`); server tools (`server_tool_use`, `mcp_tool_use`) as a
+ * `provider-tool` call part at their stop, their results (`*_tool_result`) as a `provider-tool`
+ * result part when they start; citations as `source` parts. `message_delta` brings the stop reason,
+ * a `refusal` part when `stop_details` explains a refusal, and the cumulative usage (a new snapshot
+ * only when a count changed; a cache count that changed is reported again). `message_stop` is the
+ * end marker: the `finish` comes only with it, so a stream cut anywhere before it ends in
+ * `truncated` (added by `StreamChunk.ensureTerminal`). `ping` and unknown events or blocks are skipped.
+ *
+ * Two messages in one stream. A proxy that retries upstream can splice a second `message_start`
+ * into a response before its `message_stop` (the `duplicate-message-start` and
+ * `spliced-message-start` recordings). The rule:
+ * - the same `message_start` again (same id) before any content block: a repeat, ignored but for
+ *   its usage, which is merged like any snapshot;
+ * - anything else (another id, or the same id once blocks have started): the message in progress
+ *   was cut off. The stream ends there with an `error` of code `truncated` naming both message ids
+ *   (`details: { responseId, nextResponseId }`). What the first message emitted stays as it was
+ *   (a tool call left half-way is finalized by `Response` with its raw arguments and a parse
+ *   error, never dropped), and nothing of the second message is mixed into it. The error is
+ *   retryable only while no content went out, so the transport then simply retries.
+ *
+ * @since 0.1.0
+ */
+import type * as ContentPart from "../../ContentPart.js"
+import type { ChunkDecoder } from "../../internal/ChunkDecoder.js"
+import type * as Sse from "../../internal/framing/Sse.js"
+import * as Json from "../../internal/json.js"
+import * as LlmError from "../../LlmError.js"
+import * as StreamChunk from "../../StreamChunk.js"
+import * as ToolCall from "../../ToolCall.js"
+import * as Usage from "../../Usage.js"
+import * as Errors from "./errors.js"
+import * as Events from "./events.js"
+
+type Out = Array<StreamChunk.StreamChunk>
+
+/** One open content block, by the wire `index` it was started with. */
+type Block =
+  | { readonly kind: "text" }
+  | { readonly kind: "thinking"; readonly start: number; signature: string | undefined }
+  | {
+    readonly kind: "tool"
+    readonly call: number
+    readonly id: string
+    readonly input: unknown
+    announced: boolean
+    fragments: number
+  }
+  | {
+    readonly kind: "server"
+    readonly id: string
+    readonly name: string
+    readonly input: unknown
+    readonly parts: Array<string>
+    readonly serverName: string | undefined
+  }
+  | { readonly kind: "other" }
+
+/** The counts of the current message, last value per field (a later 0 never erases a count). */
+interface Counts {
+  input?: number
+  output?: number
+  cacheRead?: number
+  cacheWrite?: number
+  thinking?: number
+}
+
+/** Longest excerpt of a malformed event quoted in a `protocol` error. */
+const maxQuoted = 200
+
+/** Creates a decoder for one response; `provider` names the host in chunks and errors. */
+export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.Event> => {
+  const provider = options.provider
+
+  let ended = false // a terminal chunk went out: nothing more, ever
+  let announced = false // the metadata chunk went out
+  let contentSent = false // a content chunk went out (a splice is then no longer retryable)
+
+  let messageId: string | undefined
+  let started = false // a message_start was read
+  let blocksStarted = false // a content block of the current message started
+
+  let reasoningSoFar = ""
+  const blocks = new Map<number, Block>()
+  const assembler = new ToolCall.Assembler()
+  let callCount = 0
+  /** Server tool names by call id, to name their results. */
+  const serverCalls = new Map<string, string>()
+
+  let rawStop: string | undefined
+  const counts: Counts = {}
+  let rawUsage: Record<string, unknown> | undefined
+  let lastUsage: Usage.Usage | undefined
+  let sentCacheRead = 0
+  let sentCacheWrite = 0
+
+  /** Every chunk but the first `metadata` goes out here, so `metadata` is always first. */
+  const emit = (out: Out, chunk: StreamChunk.StreamChunk): void => {
+    if (!announced) {
+      announced = true
+      out.push(StreamChunk.metadata(provider))
+    }
+    out.push(chunk)
+  }
+
+  const content = (out: Out, chunk: StreamChunk.StreamChunk): void => {
+    contentSent = true
+    emit(out, chunk)
+  }
+
+  const fail = (out: Out, error: LlmError.ErrorInfo): void => {
+    emit(out, StreamChunk.error(error))
+    ended = true
+  }
+
+  // --- usage -----------------------------------------------------------------------------------
+
+  const take = (field: keyof Counts, value: unknown): void => {
+    const n = Events.count(value)
+    if (n !== undefined && (n !== 0 || counts[field] === undefined)) counts[field] = n
+  }
+
+  const usage = (out: Out, u: Events.Unchecked<Events.MessageUsage>): void => {
+    take("input", u.input_tokens)
+    take("output", u.output_tokens)
+    take("cacheRead", u.cache_read_input_tokens)
+    take("cacheWrite", u.cache_creation_input_tokens)
+    const details = Events.isObject<{ thinking_tokens: number }>(u.output_tokens_details)
+      ? u.output_tokens_details
+      : undefined
+    take("thinking", details?.thinking_tokens)
+    // The provider's objects merged last-wins, so `raw` keeps every field any snapshot sent.
+    rawUsage = rawUsage === undefined ? { ...u } : { ...rawUsage, ...u }
+    const next = Usage.normalize({
+      input: counts.input,
+      output: counts.output,
+      cacheRead: counts.cacheRead,
+      cacheWrite: counts.cacheWrite,
+      reasoning: counts.thinking,
+      inputExcludesCache: true,
+      raw: rawUsage
+    })
+    if (lastUsage === undefined || !sameCounts(lastUsage, next)) {
+      lastUsage = next
+      emit(out, StreamChunk.usage(next))
+    }
+    // Reported as soon as known; again only if a later snapshot changes the count.
+    const read = next.cacheReadTokens ?? 0
+    const write = next.cacheWriteTokens ?? 0
+    if (read > 0 && read !== sentCacheRead) emit(out, StreamChunk.cacheRead(sentCacheRead = read))
+    if (write > 0 && write !== sentCacheWrite) emit(out, StreamChunk.cacheWrite(sentCacheWrite = write))
+  }
+
+  // --- the message -----------------------------------------------------------------------------
+
+  const messageStart = (out: Out, m: Events.Unchecked<Events.MessageStart>): void => {
+    const id = Events.isNonEmptyString(m.id) ? m.id : undefined
+    if (started) {
+      if (id === messageId && !blocksStarted) {
+        if (Events.isObject<Events.MessageUsage>(m.usage)) usage(out, m.usage)
+        return
+      }
+      return fail(
+        out,
+        LlmError.info({
+          code: "truncated",
+          message: `The response ${messageId ?? "(no id)"} was cut off: a second message_start (${
+            id ?? "no id"
+          }) arrived before its message_stop, as when a proxy splices two responses`,
+          provider,
+          retryable: !contentSent,
+          details: { responseId: messageId ?? null, nextResponseId: id ?? null }
+        })
+      )
+    }
+    started = true
+    messageId = id
+    if (id !== undefined) assembler.idPrefix = id
+    if (!announced) {
+      announced = true
+      out.push(StreamChunk.metadata(provider, Events.isNonEmptyString(m.model) ? m.model : undefined, id))
+    }
+    if (Events.isObject<Events.MessageUsage>(m.usage)) usage(out, m.usage)
+  }
+
+  const messageDelta = (out: Out, e: Events.Unchecked<Events.StreamEvent>): void => {
+    const d = Events.isObject<Events.DeltaFields>(e.delta) ? e.delta : undefined
+    if (Events.isNonEmptyString(d?.stop_reason)) rawStop = d.stop_reason
+    if (Events.isObject<{ type: string; explanation: string }>(d?.stop_details) && d.stop_details.type === "refusal") {
+      const part: { type: "refusal"; text: string; providerMetadata?: { readonly [key: string]: unknown } } = {
+        type: "refusal",
+        text: Events.isNonEmptyString(d.stop_details.explanation) ? d.stop_details.explanation : ""
+      }
+      if (Json.check(d.stop_details) === undefined) part.providerMetadata = d.stop_details
+      content(out, StreamChunk.contentPart(part))
+    }
+    if (Events.isObject<Events.MessageUsage>(e.usage)) usage(out, e.usage)
+  }
+
+  const messageStop = (out: Out): void => {
+    // Blocks the server never closed are closed now, so nothing that arrived is lost.
+    for (const index of [...blocks.keys()]) blockStop(out, index)
+    if (ended) return
+    emit(out, StreamChunk.finish(StreamChunk.normalizeFinishReason(rawStop), rawStop))
+    ended = true
+  }
+
+  // --- blocks ----------------------------------------------------------------------------------
+
+  const blockStart = (out: Out, index: unknown, b: Events.Unchecked<Events.ContentBlockFields>): void => {
+    if (!ToolCall.isIndex(index)) return
+    // A second start at an open index closes the first: its content is kept, never merged.
+    if (blocks.has(index)) blockStop(out, index)
+    blocksStarted = true
+    const type = typeof b.type === "string" ? b.type : ""
+    switch (type) {
+      case "text":
+        blocks.set(index, { kind: "text" })
+        if (Events.isNonEmptyString(b.text)) content(out, StreamChunk.textDelta(b.text))
+        if (Events.isArray(b.citations)) { for (const c of b.citations) citation(out, c) }
+        return
+      case "thinking":
+        blocks.set(index, {
+          kind: "thinking",
+          start: reasoningSoFar.length,
+          signature: Events.isNonEmptyString(b.signature) ? b.signature : undefined
+        })
+        if (Events.isNonEmptyString(b.thinking)) thinking(out, b.thinking)
+        return
+      case "redacted_thinking":
+        blocks.set(index, { kind: "other" })
+        if (typeof b.data === "string") content(out, StreamChunk.reasoning("", { redacted: b.data }))
+        return
+      case "tool_use": {
+        const call = callCount++
+        const id = Events.isNonEmptyString(b.id) ? b.id : ToolCall.synthesizeId(call, assembler.idPrefix)
+        assembler.add(call, "", id, Events.isNonEmptyString(b.name) ? b.name : undefined)
+        blocks.set(index, { kind: "tool", call, id, input: b.input, announced: false, fragments: 0 })
+        return
+      }
+      case "server_tool_use":
+      case "mcp_tool_use": {
+        const id = Events.isNonEmptyString(b.id) ? b.id : ""
+        const name = Events.isNonEmptyString(b.name) ? b.name : type
+        serverCalls.set(id, name)
+        blocks.set(index, {
+          kind: "server",
+          id,
+          name,
+          input: b.input,
+          parts: [],
+          serverName: Events.isNonEmptyString(b.server_name) ? b.server_name : undefined
+        })
+        return
+      }
+      default:
+        blocks.set(index, { kind: "other" })
+        if (type.endsWith("_tool_result")) toolResult(out, type, b)
+    }
+  }
+
+  const blockDelta = (out: Out, index: unknown, d: Events.Unchecked<Events.DeltaFields>): void => {
+    const block = ToolCall.isIndex(index) ? blocks.get(index) : undefined
+    switch (d.type) {
+      case "text_delta":
+        // A text delta is text whatever block it names (or none): dropping it would lose the answer.
+        if (Events.isNonEmptyString(d.text) && (block === undefined || block.kind === "text")) {
+          content(out, StreamChunk.textDelta(d.text))
+        }
+        return
+      case "thinking_delta":
+        if (block?.kind === "thinking" && Events.isNonEmptyString(d.thinking)) thinking(out, d.thinking)
+        return
+      case "signature_delta":
+        if (block?.kind === "thinking" && Events.isNonEmptyString(d.signature)) block.signature = d.signature
+        return
+      case "input_json_delta":
+        if (typeof d.partial_json !== "string" || d.partial_json === "") return
+        if (block?.kind === "tool") toolFragment(out, block, d.partial_json)
+        else if (block?.kind === "server") block.parts.push(d.partial_json)
+        return
+      case "citations_delta":
+        citation(out, d.citation)
+        return
+    }
+  }
+
+  const blockStop = (out: Out, index: unknown): void => {
+    if (!ToolCall.isIndex(index)) return
+    const block = blocks.get(index)
+    if (block === undefined) return
+    blocks.delete(index)
+    switch (block.kind) {
+      case "thinking":
+        content(out, StreamChunk.reasoning(reasoningSoFar.slice(block.start), { signature: block.signature }))
+        return
+      case "tool": {
+        // Input sent whole at the start, with no deltas (some proxies do): it is the arguments.
+        if (block.fragments === 0 && Events.isObject(block.input) && Object.keys(block.input).length > 0) {
+          toolFragment(out, block, Json.stringify(block.input))
+        }
+        const call = assembler.finish(block.call)
+        if (call !== undefined) content(out, StreamChunk.toolCall(call))
+        return
+      }
+      case "server":
+        return serverCall(out, block)
+    }
+  }
+
+  // --- content ---------------------------------------------------------------------------------
+
+  const thinking = (out: Out, delta: string): void => {
+    reasoningSoFar += delta
+    content(out, StreamChunk.reasoningDelta(delta, reasoningSoFar))
+  }
+
+  const toolFragment = (out: Out, block: Extract<Block, { kind: "tool" }>, fragment: string): void => {
+    block.fragments++
+    assembler.add(block.call, fragment)
+    if (block.announced) return content(out, StreamChunk.toolCallDelta(block.call, fragment))
+    block.announced = true
+    content(out, StreamChunk.toolCallDelta(block.call, fragment, { id: block.id, name: assembler.nameOf(block.call) }))
+  }
+
+  const serverCall = (out: Out, block: Extract<Block, { kind: "server" }>): void => {
+    const raw = block.parts.join("")
+    const input = raw === "" ? keep(block.input) ?? {} : ToolCall.decodeArguments(raw).arguments
+    const part: ContentPart.ContentPart = {
+      type: "provider-tool",
+      kind: "call",
+      id: block.id,
+      name: block.name,
+      input,
+      ...(block.serverName !== undefined ? { providerMetadata: { serverName: block.serverName } } : {})
+    }
+    content(out, StreamChunk.contentPart(part))
+  }
+
+  const toolResult = (out: Out, type: string, b: Events.Unchecked<Events.ContentBlockFields>): void => {
+    const id = Events.isNonEmptyString(b.tool_use_id) ? b.tool_use_id : ""
+    const output = keep(b.content)
+    const kind = Events.isObject<{ type: string }>(b.content) && typeof b.content.type === "string"
+      ? b.content.type
+      : undefined
+    // Server tools report failure as a `…_error` content type; MCP results say `is_error`.
+    const isError = b.is_error === true || (kind !== undefined && kind.endsWith("_error"))
+    const part: ContentPart.ContentPart = {
+      type: "provider-tool",
+      kind: "result",
+      id,
+      name: serverCalls.get(id) ?? type.slice(0, -"_tool_result".length),
+      ...(output !== undefined ? { output } : {}),
+      ...(isError ? { isError: true } : {})
+    }
+    content(out, StreamChunk.contentPart(part))
+  }
+
+  const citation = (out: Out, c: unknown): void => {
+    if (!Events.isObject<Events.CitationFields>(c)) return
+    const metadata = Json.check(c) === undefined ? { providerMetadata: c } : {}
+    if (c.type === "web_search_result_location" || c.type === "search_result_location") {
+      const url = Events.isNonEmptyString(c.url) ? c.url : Events.isNonEmptyString(c.source) ? c.source : undefined
+      const part: ContentPart.ContentPart = { type: "source", sourceType: "url", ...metadata }
+      content(out, StreamChunk.contentPart(withTitle({ ...part, ...(url !== undefined ? { url } : {}) }, c.title)))
+    } else {
+      const part: ContentPart.ContentPart = { type: "source", sourceType: "document", ...metadata }
+      content(out, StreamChunk.contentPart(withTitle(part, c.document_title)))
+    }
+  }
+
+  // --- one event -------------------------------------------------------------------------------
+
+  const push = (event: Sse.Event, out: Out): void => {
+    if (ended) return
+    const data = event.data
+    if (data === "") return
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(data)
+    } catch {
+      // An `event: error` whose data is not JSON is still an error, not a malformed stream.
+      return fail(
+        out,
+        event.event === "error" ? Errors.fromBody(undefined, data, provider) : protocolError(data, provider)
+      )
+    }
+    if (!Events.isObject<Events.StreamEvent>(parsed)) return fail(out, protocolError(data, provider))
+    const type = typeof parsed.type === "string" ? parsed.type : event.event
+    switch (type) {
+      case "message_start":
+        if (Events.isObject<Events.MessageStart>(parsed.message)) messageStart(out, parsed.message)
+        return
+      case "content_block_start":
+        if (Events.isObject<Events.ContentBlockFields>(parsed.content_block)) {
+          blockStart(out, parsed.index, parsed.content_block)
+        }
+        return
+      case "content_block_delta":
+        if (Events.isObject<Events.DeltaFields>(parsed.delta)) blockDelta(out, parsed.index, parsed.delta)
+        return
+      case "content_block_stop":
+        return blockStop(out, parsed.index)
+      case "message_delta":
+        return messageDelta(out, parsed)
+      case "message_stop":
+        return messageStop(out)
+      case "error":
+        return fail(out, Errors.fromBody(undefined, parsed, provider))
+      default:
+        // `ping`, and events newer than this decoder: skipped, never fatal.
+        if (event.event === "error") return fail(out, Errors.fromBody(undefined, parsed, provider))
+    }
+  }
+
+  // The finish comes only with `message_stop`; without it the response is truncated, and
+  // `StreamChunk.ensureTerminal` says so.
+  const end = (_out: Out): void => {}
+
+  return { push, end }
+}
+
+/** A value from the wire kept in a chunk only when it always serializes (depth, finite numbers). */
+const keep = (value: unknown): unknown => (value !== undefined && Json.check(value) === undefined ? value : undefined)
+
+const withTitle = (part: ContentPart.ContentPart, title: unknown): ContentPart.ContentPart =>
+  Events.isNonEmptyString(title) ? { ...part, title } as ContentPart.ContentPart : part
+
+const sameCounts = (a: Usage.Usage, b: Usage.Usage): boolean =>
+  a.inputTokens === b.inputTokens && a.outputTokens === b.outputTokens && a.totalTokens === b.totalTokens &&
+  a.cacheReadTokens === b.cacheReadTokens && a.cacheWriteTokens === b.cacheWriteTokens &&
+  a.reasoningTokens === b.reasoningTokens
+
+const protocolError = (data: string, provider: string): LlmError.ErrorInfo =>
+  LlmError.info({
+    code: "protocol",
+    message: `The stream sent an event that is not a JSON object: ${
+      JSON.stringify(data.length > maxQuoted ? data.slice(0, maxQuoted) + "…" : data)
+    }`,
+    provider
+  })
