@@ -14,17 +14,19 @@
 import type * as ContentPart from "../../ContentPart.js"
 import type { ChunkDecoder } from "../../internal/ChunkDecoder.js"
 import type * as Sse from "../../internal/framing/Sse.js"
+import { Emitter, type Out, protocolError } from "../../internal/kit/Emitter.js"
+import * as Guards from "../../internal/kit/guards.js"
+import { Reasoning } from "../../internal/kit/Reasoning.js"
+import { UsageSnapshots } from "../../internal/kit/UsageSnapshots.js"
 import * as LlmError from "../../LlmError.js"
 import * as StreamChunk from "../../StreamChunk.js"
 import * as ToolCall from "../../ToolCall.js"
-import * as Usage from "../../Usage.js"
 import * as Errors from "./errors.js"
 import * as Events from "./events.js"
 import * as Tools from "./tools.js"
 
-type Out = Array<StreamChunk.StreamChunk>
-type Event = Events.Unchecked<Events.EventFields>
-type Item = Events.Unchecked<Events.OutputItem>
+type Event = Guards.Unchecked<Events.EventFields>
+type Item = Guards.Unchecked<Events.OutputItem>
 
 /** What we know of one output item while it streams. */
 interface ItemState {
@@ -42,16 +44,14 @@ interface ItemState {
   streamed: Set<string> | undefined
 }
 
-/** Longest excerpt of a malformed event quoted in a `protocol` error. */
-const maxQuoted = 200
-
 /** Creates a decoder for one response; `provider` names the host in chunks and errors. */
 export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.Event> => {
   const provider = options.provider
 
-  let ended = false
-  let announced = false
-  let reasoningSoFar = ""
+  // Metadata first and nothing after the terminal chunk; reasoning runs; usage snapshots.
+  const emitter = new Emitter(provider)
+  const reasoning = new Reasoning(emitter)
+  const usages = new UsageSnapshots(emitter)
   const byIndex = new Map<number, ItemState>()
   const byId = new Map<string, ItemState>()
   const items: Array<ItemState> = []
@@ -61,25 +61,14 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
   const refusal: Array<string> = []
   const sources = new Set<string>()
 
-  const emit = (out: Out, chunk: StreamChunk.StreamChunk): void => {
-    if (!announced) {
-      announced = true
-      out.push(StreamChunk.metadata(provider))
-    }
-    out.push(chunk)
-  }
-
-  const fail = (out: Out, error: LlmError.ErrorInfo): void => {
-    emit(out, StreamChunk.error(error))
-    ended = true
-  }
+  const emit = (out: Out, chunk: StreamChunk.StreamChunk): void => emitter.emit(out, chunk)
 
   // --- output items ----------------------------------------------------------------------------
 
   const newItem = (type: string): ItemState => {
     const state: ItemState = {
       type,
-      start: reasoningSoFar.length,
+      start: reasoning.accumulated.length,
       part: undefined,
       call: undefined,
       callId: undefined,
@@ -94,7 +83,7 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
 
   /** The item an event belongs to; one is created when an event names an item never announced. */
   const itemOf = (e: Event, type: string): ItemState => {
-    const id = Events.isNonEmptyString(e.item_id) ? e.item_id : undefined
+    const id = Guards.isNonEmptyString(e.item_id) ? e.item_id : undefined
     // An event naming no item at all belongs to one shared anonymous item.
     const index = ToolCall.isIndex(e.output_index) ? e.output_index : id === undefined ? -1 : undefined
     const known = index !== undefined ? byIndex.get(index) : id !== undefined ? byId.get(id) : undefined
@@ -109,11 +98,13 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
     const type = typeof item.type === "string" ? item.type : ""
     const state = newItem(type)
     if (ToolCall.isIndex(e.output_index)) byIndex.set(e.output_index, state)
-    if (Events.isNonEmptyString(item.id)) byId.set(item.id, state)
+    if (Guards.isNonEmptyString(item.id)) byId.set(item.id, state)
+    // Reasoning items do not overlap: one never closed ends where the next begins.
+    if (type === "reasoning") reasoning.close(out)
     if (type === "function_call") {
       callFor(state, item)
       // Some servers send whole calls: arguments on the item itself.
-      if (Events.isNonEmptyString(item.arguments)) fragment(out, state, item.arguments)
+      if (Guards.isNonEmptyString(item.arguments)) fragment(out, state, item.arguments)
     }
   }
 
@@ -125,7 +116,7 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
         return closeReasoning(out, state, item)
       case "function_call":
         callFor(state, item)
-        if (!state.gotArguments && Events.isNonEmptyString(item.arguments)) fragment(out, state, item.arguments)
+        if (!state.gotArguments && Guards.isNonEmptyString(item.arguments)) fragment(out, state, item.arguments)
         return finishCall(out, state)
       case "image_generation_call": {
         const image = Tools.image(item)
@@ -142,38 +133,37 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
   const reasoningText = (out: Out, state: ItemState, part: string, delta: string): void => {
     if (delta === "") return
     // A new summary part of the same item: a paragraph break, so the parts do not run together.
-    if (state.part !== undefined && state.part !== part && reasoningSoFar.length > state.start) {
-      reasoningSoFar += "\n\n"
-      emit(out, StreamChunk.reasoningDelta("\n\n", reasoningSoFar))
+    if (state.part !== undefined && state.part !== part && reasoning.accumulated.length > state.start) {
+      reasoning.delta(out, "\n\n")
     }
     state.part = part
     ;(state.streamed ??= new Set()).add(part)
-    reasoningSoFar += delta
-    emit(out, StreamChunk.reasoningDelta(delta, reasoningSoFar))
+    reasoning.delta(out, delta)
   }
 
   const closeReasoning = (out: Out, state: ItemState, item: Item | undefined): void => {
     if (state.finished) return
     state.finished = true
     // A server that sends the reasoning only on the finished item still has it read.
-    if (reasoningSoFar.length === state.start && item !== undefined) {
+    if (reasoning.accumulated.length === state.start && item !== undefined) {
       const texts = [...textsOf(item.summary, "summary_text"), ...textsOf(item.content, "")]
       texts.forEach((text, i) => reasoningText(out, state, String(i), text))
     }
-    const text = reasoningSoFar.slice(state.start)
-    const encrypted = Events.isNonEmptyString(item?.encrypted_content) ? item.encrypted_content : undefined
-    if (text === "" && encrypted === undefined) return
-    const id = Events.isNonEmptyString(item?.id) ? item.id : undefined
-    emit(out, StreamChunk.reasoning(text, { signature: encrypted === undefined ? undefined : id, redacted: encrypted }))
+    // The finished item's blob (it differs from the one on `added`) goes back next turn, under its id.
+    if (Guards.isNonEmptyString(item?.encrypted_content)) {
+      if (Guards.isNonEmptyString(item.id)) reasoning.sign(item.id)
+      reasoning.redact(out, item.encrypted_content)
+    }
+    reasoning.close(out)
   }
 
   // --- function calls --------------------------------------------------------------------------
 
   const callFor = (state: ItemState, item: Item | undefined): number => {
     if (state.call === undefined) state.call = callCount++
-    const id = Events.isNonEmptyString(item?.call_id) ? item.call_id : undefined
+    const id = Guards.isNonEmptyString(item?.call_id) ? item.call_id : undefined
     if (state.callId === undefined) state.callId = id
-    const name = Events.isNonEmptyString(item?.name) ? item.name : undefined
+    const name = Guards.isNonEmptyString(item?.name) ? item.name : undefined
     assembler.add(state.call, "", id, name)
     return state.call
   }
@@ -214,7 +204,7 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
     const call = assembler.finish(state.call)
     if (call === undefined) return
     if (call.name === "") {
-      return fail(
+      return emitter.fail(
         out,
         LlmError.info({
           code: "protocol",
@@ -230,84 +220,53 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
 
   // --- the end ---------------------------------------------------------------------------------
 
-  const usage = (out: Out, u: unknown): Usage.Usage | undefined => {
-    if (!Events.isObject<Events.ResponsesUsage>(u)) return undefined
-    const inDetails = Events.isObject<{ cached_tokens: number; cache_write_tokens: number }>(u.input_tokens_details)
-      ? u.input_tokens_details
-      : undefined
-    const outDetails = Events.isObject<{ reasoning_tokens: number }>(u.output_tokens_details)
-      ? u.output_tokens_details
-      : undefined
-    const input = Events.count(u.input_tokens)
-    const output = Events.count(u.output_tokens)
-    const total = Events.count(u.total_tokens)
-    const reasoning = Events.count(outDetails?.reasoning_tokens)
-    // Hosts that leave reasoning out of output_tokens say so only through the total.
-    const both = input !== undefined && output !== undefined ? Usage.addCounts(input, output) : undefined
-    const outputExcludesReasoning = both !== undefined && reasoning !== undefined && reasoning > 0 &&
-      total === Usage.addCounts(both, reasoning)
-    const value = Usage.normalize({
-      input,
-      output,
-      total,
-      cacheRead: Events.count(inDetails?.cached_tokens),
-      cacheWrite: Events.count(inDetails?.cache_write_tokens),
-      reasoning,
-      outputExcludesReasoning,
-      raw: u
-    })
-    emit(out, StreamChunk.usage(value))
-    return value
-  }
-
   /** Closes what is still open at a terminal event, then emits usage and the refusal. */
-  const wrapUp = (out: Out, response: Events.Unchecked<Events.ResponseObject> | undefined): void => {
+  const wrapUp = (out: Out, response: Guards.Unchecked<Events.ResponseObject> | undefined): void => {
     for (const state of items) {
       if (state.type === "reasoning") closeReasoning(out, state, undefined)
       else if (state.call !== undefined) finishCall(out, state)
-      if (ended) return
+      if (emitter.ended) return
     }
-    const value = usage(out, response?.usage)
+    const usage = Events.usage(response?.usage)
+    if (usage !== undefined) usages.push(out, usage, response?.usage)
     if (refusal.length > 0) {
       const part: ContentPart.ContentPart = { type: "refusal", text: refusal.join("") }
       emit(out, StreamChunk.contentPart(part))
     }
-    if ((value?.cacheReadTokens ?? 0) > 0) emit(out, StreamChunk.cacheRead(value?.cacheReadTokens ?? 0))
-    if ((value?.cacheWriteTokens ?? 0) > 0) emit(out, StreamChunk.cacheWrite(value?.cacheWriteTokens ?? 0))
+    usages.cache(out)
   }
 
-  const terminal = (out: Out, type: Events.Terminal, response: Events.Unchecked<Events.ResponseObject> | undefined) => {
+  const terminal = (out: Out, type: Events.Terminal, response: Guards.Unchecked<Events.ResponseObject> | undefined) => {
     wrapUp(out, response)
-    if (ended) return
+    if (emitter.ended) return
     if (type === "response.failed") {
-      const error = Events.isObject<{ code: string; message: string }>(response?.error) ? response.error : undefined
-      return fail(
+      const error = Guards.isObject<{ code: string; message: string }>(response?.error) ? response.error : undefined
+      return emitter.fail(
         out,
         error === undefined
           ? LlmError.info({ code: "server", message: "The response failed", provider })
           : Errors.fromBody(undefined, { error }, provider)
       )
     }
-    const status = Events.isNonEmptyString(response?.status) ? response.status : "completed"
+    const status = Guards.isNonEmptyString(response?.status) ? response.status : "completed"
     let reason: StreamChunk.FinishReason = "stop"
     let raw = status
     if (type === "response.incomplete") {
-      const details = Events.isObject<{ reason: string }>(response?.incomplete_details)
+      const details = Guards.isObject<{ reason: string }>(response?.incomplete_details)
         ? response.incomplete_details
         : undefined
-      raw = Events.isNonEmptyString(details?.reason) ? details.reason : "incomplete"
+      raw = Guards.isNonEmptyString(details?.reason) ? details.reason : "incomplete"
       reason = details?.reason === undefined ? "length" : StreamChunk.normalizeFinishReason(raw)
     }
     if (refusal.length > 0) reason = "content_filter"
     else if (emittedToolCall && reason === "stop") reason = "tool_calls"
-    emit(out, StreamChunk.finish(reason, raw))
-    ended = true
+    emitter.finish(out, reason, raw)
   }
 
   // --- one event -------------------------------------------------------------------------------
 
   const text = (out: Out, e: Event, kind: "text" | "refusal", delta: unknown): void => {
-    if (!Events.isNonEmptyString(delta)) return
+    if (!Guards.isNonEmptyString(delta)) return
     const state = itemOf(e, "message")
     ;(state.streamed ??= new Set()).add(`${kind}:${String(e.content_index)}`)
     if (kind === "text") emit(out, StreamChunk.textDelta(delta))
@@ -354,18 +313,18 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
         return
       }
       case "response.function_call_arguments.delta":
-        if (Events.isNonEmptyString(e.delta)) fragment(out, itemOf(e, "function_call"), e.delta)
+        if (Guards.isNonEmptyString(e.delta)) fragment(out, itemOf(e, "function_call"), e.delta)
         return
       case "response.function_call_arguments.done": {
         const state = itemOf(e, "function_call")
-        if (!state.gotArguments && Events.isNonEmptyString(e.arguments)) fragment(out, state, e.arguments)
+        if (!state.gotArguments && Guards.isNonEmptyString(e.arguments)) fragment(out, state, e.arguments)
         return finishCall(out, state)
       }
       case "response.output_item.added":
-        if (Events.isObject<Events.OutputItem>(e.item)) added(out, e, e.item)
+        if (Guards.isObject<Events.OutputItem>(e.item)) added(out, e, e.item)
         return
       case "response.output_item.done":
-        if (Events.isObject<Events.OutputItem>(e.item)) done(out, e, e.item)
+        if (Guards.isObject<Events.OutputItem>(e.item)) done(out, e, e.item)
         return
       case "response.output_text.annotation.added":
         return source(out, e.annotation)
@@ -377,33 +336,26 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
       case "response.completed":
       case "response.incomplete":
       case "response.failed":
-        return terminal(out, e.type, Events.isObject<Events.ResponseObject>(e.response) ? e.response : undefined)
+        return terminal(out, e.type, Guards.isObject<Events.ResponseObject>(e.response) ? e.response : undefined)
       case "error":
-        return fail(out, Errors.fromBody(undefined, e, provider))
+        return emitter.fail(out, Errors.fromBody(undefined, e, provider))
     }
   }
 
   const announceFrom = (out: Out, e: Event): void => {
-    if (announced || !Events.isObject<Events.ResponseObject>(e.response)) return
+    if (emitter.announced || !Guards.isObject<Events.ResponseObject>(e.response)) return
     const r = e.response
-    const id = Events.isNonEmptyString(r.id) ? r.id : undefined
-    if (id === undefined && !Events.isNonEmptyString(r.model)) return
-    announced = true
+    const id = Guards.isNonEmptyString(r.id) ? r.id : undefined
+    const model = Guards.isNonEmptyString(r.model) ? r.model : undefined
+    if (id === undefined && model === undefined) return
     if (id !== undefined) assembler.idPrefix = id
-    out.push(StreamChunk.metadata(provider, Events.isNonEmptyString(r.model) ? r.model : undefined, id))
+    emitter.announce(out, model, id)
   }
 
   const push = (sse: Sse.Event, out: Out): void => {
-    if (ended) return
-    const data = sse.data
-    if (data === "") return
-    let parsed: unknown
-    try {
-      parsed = JSON.parse(data)
-    } catch {
-      return fail(out, protocolError(data, provider))
-    }
-    if (!Events.isObject<Events.EventFields>(parsed)) return fail(out, protocolError(data, provider))
+    if (emitter.ended || sse.data === "") return
+    const parsed = Guards.parseObject<Events.EventFields>(sse.data)
+    if (parsed === undefined) return emitter.fail(out, protocolError(provider, sse.data))
     announceFrom(out, parsed)
     event(out, parsed)
   }
@@ -422,20 +374,11 @@ const partKey = (e: Event): string =>
 
 /** The texts of a `summary` or `content` array (of `summary_text` / `reasoning_text` parts). */
 const textsOf = (parts: unknown, type: string): Array<string> => {
-  if (!Events.isArray(parts)) return []
+  if (!Guards.isArray(parts)) return []
   const out: Array<string> = []
   for (const p of parts) {
-    if (!Events.isObject<{ type: string; text: string }>(p) || !Events.isNonEmptyString(p.text)) continue
+    if (!Guards.isObject<{ type: string; text: string }>(p) || !Guards.isNonEmptyString(p.text)) continue
     if (type === "" ? p.type === "reasoning_text" : p.type === type) out.push(p.text)
   }
   return out
 }
-
-const protocolError = (data: string, provider: string): LlmError.ErrorInfo =>
-  LlmError.info({
-    code: "protocol",
-    message: `The stream sent an event that is not a JSON object: ${
-      JSON.stringify(data.length > maxQuoted ? data.slice(0, maxQuoted) + "…" : data)
-    }`,
-    provider
-  })

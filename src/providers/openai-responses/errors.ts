@@ -1,55 +1,54 @@
 /**
- * Responses API error bodies → {@link LlmError.ErrorInfo}: HTTP error responses, the in-band `error`
- * event in both its shapes (flat `{type:"error", code, message}` and nested `{type:"error", error:{…}}`)
- * and `response.failed`'s `response.error`. The bodies are OpenAI's, so the Chat Completions mapping
- * does the work; the codes only the Responses API sends are refined here.
+ * Responses API error bodies → {@link LlmError.ErrorInfo}: the tables the kit's `ErrorBody` reads
+ * them with. The same mapping serves HTTP error responses, the in-band `error` event in both its
+ * shapes (flat `{type:"error", code, message}` as the SDK types it, nested `{type:"error", error:{…}}`
+ * as OpenAI streams it) and `response.failed`'s `response.error` (passed as `{ error }`).
  *
  * @since 0.1.0
  */
-import * as LlmError from "../../LlmError.js"
-import * as ChatErrors from "../openai-chat/errors.js"
-import * as Events from "./events.js"
+import * as ErrorBody from "../../internal/kit/ErrorBody.js"
+import type * as LlmError from "../../LlmError.js"
 
-/** Codes of the Responses API (`response.error.code`, streamed `error` events) the shared mapping does not know. */
-const responsesTable: ReadonlyMap<string, LlmError.ErrorCode> = new Map<string, LlmError.ErrorCode>([
-  ["server_is_overloaded", "overloaded"],
-  ["slow_down", "rate_limit"],
-  ["vector_store_timeout", "timeout"],
-  ["invalid_prompt", "invalid_request"],
-  ["invalid_image", "invalid_request"],
-  ["invalid_image_format", "invalid_request"],
-  ["invalid_base64_image", "invalid_request"],
-  ["invalid_image_url", "invalid_request"],
-  ["image_too_large", "invalid_request"],
-  ["image_too_small", "invalid_request"],
-  ["image_parse_error", "invalid_request"],
-  ["image_content_policy_violation", "invalid_request"],
-  ["invalid_image_mode", "invalid_request"],
-  ["image_file_too_large", "invalid_request"],
-  ["unsupported_image_media_type", "invalid_request"],
-  ["empty_image_file", "invalid_request"],
-  ["failed_to_download_image", "invalid_request"],
-  ["image_file_not_found", "invalid_request"],
-  ["data_residency_mismatch", "permission"],
-  ["bio_policy", "invalid_request"]
-])
-
-/** Maps an OpenAI-style error body (HTTP or in-band) to error data. */
-export const fromBody = (
-  status: number | undefined,
-  body: unknown,
-  provider: string,
-  extras?: { readonly requestId?: string | undefined; readonly retryAfterMs?: number | undefined }
-): LlmError.ErrorInfo => {
-  const info = ChatErrors.fromBody(status, body, provider, extras)
-  const inner = innerError(body)
-  const refined = typeof inner?.code === "string" ? responsesTable.get(inner.code.toLowerCase()) : undefined
-  if (refined === undefined || refined === info.code) return info
-  const { retryable: _retryable, ...rest } = info
-  return LlmError.info({ ...rest, code: refined })
-}
-
-const innerError = (body: unknown): Events.Unchecked<{ code: string }> | undefined => {
-  if (!Events.isObject<{ error: unknown }>(body)) return undefined
-  return Events.isObject<{ code: string }>(body.error) ? body.error : (body as Events.Unchecked<{ code: string }>)
-}
+/** Maps a Responses API error body (HTTP or in-band) to error data. */
+export const fromBody: ErrorBody.Mapper = ErrorBody.make({
+  // Codes more precise than any HTTP status (a 429 `insufficient_quota` is not worth retrying).
+  precise: new Map<string, LlmError.ErrorCode>([
+    ["insufficient_quota", "quota"],
+    ["context_length_exceeded", "context_length"],
+    ["rate_limit_exceeded", "rate_limit"],
+    ["slow_down", "rate_limit"],
+    ["server_is_overloaded", "overloaded"],
+    ["vector_store_timeout", "timeout"],
+    ["invalid_api_key", "authentication"],
+    ["model_not_found", "not_found"],
+    ["data_residency_mismatch", "permission"],
+    ["invalid_prompt", "invalid_request"],
+    ["bio_policy", "invalid_request"],
+    // `response.error.code`'s image errors: the request's image, never worth retrying.
+    ["invalid_image", "invalid_request"],
+    ["invalid_image_format", "invalid_request"],
+    ["invalid_base64_image", "invalid_request"],
+    ["invalid_image_url", "invalid_request"],
+    ["image_too_large", "invalid_request"],
+    ["image_too_small", "invalid_request"],
+    ["image_parse_error", "invalid_request"],
+    ["image_content_policy_violation", "invalid_request"],
+    ["invalid_image_mode", "invalid_request"],
+    ["image_file_too_large", "invalid_request"],
+    ["unsupported_image_media_type", "invalid_request"],
+    ["empty_image_file", "invalid_request"],
+    ["failed_to_download_image", "invalid_request"],
+    ["image_file_not_found", "invalid_request"]
+  ]),
+  // Open-responses servers (LM Studio, vLLM) say it only in words.
+  phrases: [
+    ["maximum context length", "context_length"],
+    ["context window", "context_length"],
+    ["context length exceeded", "context_length"]
+  ],
+  // Generic classes: they decide only when no status does (in-band errors).
+  fallback: new Map<string, LlmError.ErrorCode>([
+    ["server_error", "server"],
+    ["invalid_request_error", "invalid_request"]
+  ])
+})

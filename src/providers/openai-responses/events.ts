@@ -4,13 +4,14 @@
  * ends after `response.completed`, `response.incomplete` or `response.failed`. The types cover OpenAI,
  * Azure, xAI, LM Studio and other open-responses servers; see `reference/wire-formats.md` §2.
  *
- * The decoder does not trust these types: a parsed event is an {@link Unchecked} object whose values
- * must pass one of the guards (shared with the Chat Completions events) before use.
+ * The decoder does not trust these types: a parsed event is the kit's `Unchecked` object, whose values
+ * must pass one of the kit's guards (`internal/kit/guards.ts`) before use; {@link usage} reads the
+ * usage object that way.
  *
  * @since 0.1.0
  */
-
-export { count, isArray, isNonEmptyString, isObject, type Unchecked } from "../openai-chat/events.js"
+import * as Guards from "../../internal/kit/guards.js"
+import * as Usage from "../../Usage.js"
 
 /** Every field any Responses event may carry, for reading one whose `type` is not yet known. */
 export interface EventFields {
@@ -119,3 +120,33 @@ export interface Annotation {
 
 /** The event types that end a response. */
 export type Terminal = "response.completed" | "response.incomplete" | "response.failed"
+
+/**
+ * A terminal event's `response.usage` as a normalized snapshot (`undefined` when it is not an
+ * object). Cached tokens are inside `input_tokens` and reasoning inside `output_tokens` (xAI too,
+ * here); a host that left reasoning out would say so only through the total, so that is checked.
+ */
+export const usage = (u: unknown): Usage.Usage | undefined => {
+  if (!Guards.isObject<ResponsesUsage>(u)) return undefined
+  const inDetails = Guards.isObject<{ cached_tokens: number; cache_write_tokens: number }>(u.input_tokens_details)
+    ? u.input_tokens_details
+    : undefined
+  const outDetails = Guards.isObject<{ reasoning_tokens: number }>(u.output_tokens_details)
+    ? u.output_tokens_details
+    : undefined
+  const input = Guards.count(u.input_tokens)
+  const output = Guards.count(u.output_tokens)
+  const total = Guards.count(u.total_tokens)
+  const reasoning = Guards.count(outDetails?.reasoning_tokens)
+  const both = input !== undefined && output !== undefined ? Usage.addCounts(input, output) : undefined
+  return Usage.normalize({
+    input,
+    output,
+    total,
+    cacheRead: Guards.count(inDetails?.cached_tokens),
+    cacheWrite: Guards.count(inDetails?.cache_write_tokens),
+    reasoning,
+    outputExcludesReasoning: both !== undefined && reasoning !== undefined && reasoning > 0 &&
+      total === Usage.addCounts(both, reasoning)
+  })
+}

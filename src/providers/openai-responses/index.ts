@@ -21,22 +21,16 @@
  * @since 0.1.0
  */
 import type { HttpClient } from "@effect/platform/HttpClient"
-import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
-import * as Effect from "effect/Effect"
+import type * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Redacted from "effect/Redacted"
-import * as Stream from "effect/Stream"
-import * as Sse from "../../internal/framing/Sse.js"
-import * as Http from "../../internal/transport/Http.js"
-import * as Transport from "../../internal/transport/Transport.js"
+import * as Hosts from "../../internal/kit/Hosts.js"
+import * as Provider from "../../internal/kit/Provider.js"
 import * as LanguageModel from "../../LanguageModel.js"
-import * as LlmError from "../../LlmError.js"
-import * as ProviderOptions from "../../ProviderOptions.js"
-import * as StreamChunk from "../../StreamChunk.js"
+import type * as ProviderOptions from "../../ProviderOptions.js"
 import * as Decode from "./decode.js"
 import * as Errors from "./errors.js"
-import * as Presets from "./presets.js"
+import type * as Presets from "./presets.js"
 import * as Request from "./request.js"
 
 export { type Preset, type PresetName, presets } from "./presets.js"
@@ -74,62 +68,21 @@ export interface Options extends ProviderOptions.Common {
  * @category constructors
  */
 export const make = (options: Options): Effect.Effect<LanguageModel.Service, never, HttpClient> =>
-  Effect.map(Http.Client, (client) => {
-    const preset: Presets.Preset = Presets.presets[options.preset ?? "openai"]
-    const provider = options.provider ?? preset.provider
-    const baseUrl = options.baseUrl ?? preset.baseUrl
-    const configError = (code: LlmError.ErrorCode, message: string) =>
-      Stream.succeed(StreamChunk.error(LlmError.info({ code, message, provider, retryable: false })))
-    return LanguageModel.make({
-      provider,
-      model: options.model,
-      stream: (request) => {
-        if (baseUrl === "") {
-          return configError(
-            "invalid_request",
-            `The ${provider} preset needs a baseUrl (or ${preset.baseUrlEnv ?? "a base URL"})`
-          )
-        }
-        if (options.apiKey === undefined && preset.requiresKey) {
-          return configError(
-            "authentication",
-            `No API key for ${provider}: pass apiKey${preset.apiKeyEnv ? ` or set ${preset.apiKeyEnv}` : ""}`
-          )
-        }
-        const headers: Record<string, string> = { accept: "text/event-stream", ...options.headers, ...request.headers }
-        const key = options.apiKey === undefined ? undefined : Redacted.value(options.apiKey)
-        if (key !== undefined) {
-          if (preset.authHeader === "api-key") headers["api-key"] = key
-          else headers.authorization = `Bearer ${key}`
-        }
-        return Transport.streamWith<Sse.Event>(client, {
-          provider,
-          url: ProviderOptions.joinUrl(baseUrl, "responses"),
-          headers,
-          body: Request.encode(request, {
-            model: options.model,
-            store: options.store,
-            encryptedReasoning: options.encryptedReasoning
-          }),
-          secrets: key === undefined ? [] : [key],
-          framer: (secrets) => new Sse.Framer({ maxEventBytes: options.maxEventBytes, secrets }),
-          decoder: () => Decode.make({ provider }),
-          errorFromResponse: (status, body, extras) => Errors.fromBody(status, parseBody(body), provider, extras),
-          streamType: Transport.sse,
-          retry: options.retry,
-          timeouts: options.timeouts
-        })
-      }
-    })
+  Provider.make({
+    options,
+    host: Hosts.hosts[options.preset ?? "openai"],
+    provider: options.provider,
+    path: "responses",
+    wire: Provider.sse,
+    encode: (request) =>
+      Request.encode(request, {
+        model: options.model,
+        store: options.store,
+        encryptedReasoning: options.encryptedReasoning
+      }),
+    decoder: (provider) => Decode.make({ provider }),
+    errors: Errors.fromBody
   })
-
-const parseBody = (text: string): unknown => {
-  try {
-    return JSON.parse(text) as unknown
-  } catch {
-    return text
-  }
-}
 
 /**
  * A layer providing `LanguageModel` for a Responses API model.
@@ -151,23 +104,5 @@ export const layer = (options: Options): Layer.Layer<LanguageModel.LanguageModel
  */
 export const layerConfig = (
   options: Omit<Options, "apiKey">
-): Layer.Layer<LanguageModel.LanguageModel, ConfigError.ConfigError, HttpClient> => {
-  const preset: Presets.Preset = Presets.presets[options.preset ?? "openai"]
-  const key = preset.apiKeyEnv === undefined
-    ? Config.succeed(undefined)
-    : preset.requiresKey
-    ? Config.redacted(preset.apiKeyEnv)
-    : ProviderOptions.optionalSecret(preset.apiKeyEnv)
-  const base: Config.Config<string | undefined> = preset.baseUrlEnv === undefined || options.baseUrl !== undefined
-    ? Config.succeed(undefined)
-    : preset.baseUrl === "" // a host with no default endpoint (Azure): the variable is required
-    ? Config.string(preset.baseUrlEnv)
-    : ProviderOptions.optionalString(preset.baseUrlEnv)
-  return Layer.effect(
-    LanguageModel.LanguageModel,
-    Effect.flatMap(
-      Config.all([key, base]),
-      ([apiKey, baseUrl]) => make({ ...options, apiKey, baseUrl: options.baseUrl ?? baseUrl })
-    )
-  )
-}
+): Layer.Layer<LanguageModel.LanguageModel, ConfigError.ConfigError, HttpClient> =>
+  Provider.layerConfig(Hosts.hosts[options.preset ?? "openai"], options, (env) => make({ ...options, ...env }))

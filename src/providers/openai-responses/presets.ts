@@ -1,10 +1,12 @@
 /**
- * Presets for the hosts that serve the Responses API: where they live, which environment variable
- * holds their key and which header carries it. An xAI model is one line:
- * `OpenAiResponses.layer({ preset: "xai", model: "grok-4", apiKey })`.
+ * The hosts that serve the Responses API — OpenAI, Azure OpenAI, xAI and LM Studio — as presets:
+ * where each lives, which environment variable holds its key and which header carries it. The host
+ * facts are the kit's shared table (the same hosts serve Chat Completions); nothing here is specific
+ * to one protocol. An xAI model is one line: `OpenAiResponses.layer({ preset: "xai", model: "grok-4", apiKey })`.
  *
  * @since 0.1.0
  */
+import * as Hosts from "../../internal/kit/Hosts.js"
 
 /**
  * What differs between Responses API hosts.
@@ -27,6 +29,17 @@ export interface Preset {
   readonly authHeader: "authorization" | "api-key"
 }
 
+const preset = (host: Hosts.Host): Preset => ({
+  provider: host.provider,
+  baseUrl: host.baseUrl,
+  ...(host.apiKeyEnv === undefined ? {} : { apiKeyEnv: host.apiKeyEnv }),
+  ...(host.baseUrlEnv === undefined ? {} : { baseUrlEnv: host.baseUrlEnv }),
+  requiresKey: host.requiresKey,
+  authHeader: host.auth === "api-key" ? "api-key" : "authorization"
+})
+
+const { hosts } = Hosts
+
 /**
  * Every known Responses API host.
  *
@@ -34,38 +47,10 @@ export interface Preset {
  * @category constants
  */
 export const presets = {
-  openai: {
-    provider: "openai",
-    baseUrl: "https://api.openai.com/v1",
-    apiKeyEnv: "OPENAI_API_KEY",
-    baseUrlEnv: "OPENAI_BASE_URL",
-    requiresKey: true,
-    authHeader: "authorization"
-  },
-  // Azure's v1 API: `https://<resource>.openai.azure.com/openai/v1`.
-  azure: {
-    provider: "azure",
-    baseUrl: "",
-    apiKeyEnv: "AZURE_OPENAI_API_KEY",
-    baseUrlEnv: "AZURE_OPENAI_BASE_URL",
-    requiresKey: true,
-    authHeader: "api-key"
-  },
-  xai: {
-    provider: "xai",
-    baseUrl: "https://api.x.ai/v1",
-    apiKeyEnv: "XAI_API_KEY",
-    baseUrlEnv: "XAI_BASE_URL",
-    requiresKey: true,
-    authHeader: "authorization"
-  },
-  lmstudio: {
-    provider: "lmstudio",
-    baseUrl: "http://localhost:1234/v1",
-    baseUrlEnv: "LMSTUDIO_BASE_URL",
-    requiresKey: false,
-    authHeader: "authorization"
-  }
+  openai: preset(hosts.openai),
+  azure: preset(hosts.azure),
+  xai: preset(hosts.xai),
+  lmstudio: preset(hosts.lmstudio)
 } satisfies Record<string, Preset>
 
 /**

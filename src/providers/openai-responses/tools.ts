@@ -8,9 +8,10 @@
  */
 import type * as ContentPart from "../../ContentPart.js"
 import * as Json from "../../internal/json.js"
-import * as Events from "./events.js"
+import * as Guards from "../../internal/kit/guards.js"
+import type * as Events from "./events.js"
 
-type Item = Events.Unchecked<Events.OutputItem>
+type Item = Guards.Unchecked<Events.OutputItem>
 type Part = ContentPart.ContentPart
 type Mutable<T> = { -readonly [K in keyof T]: T[K] }
 type ProviderTool = Mutable<typeof ContentPart.ProviderTool.Type>
@@ -32,7 +33,7 @@ const defined = (fields: Record<string, unknown>): { [key: string]: unknown } =>
   return out
 }
 
-const str = (u: unknown): string | undefined => (Events.isNonEmptyString(u) ? u : undefined)
+const str = (u: unknown): string | undefined => (Guards.isNonEmptyString(u) ? u : undefined)
 
 /** MCP arguments arrive as JSON text: decoded when they parse, kept as text otherwise. */
 const parsed = (text: unknown): unknown => {
@@ -66,7 +67,7 @@ export const parts = (item: Item): Array<Part> => {
   switch (type) {
     case "web_search_call": {
       // What was searched is the call; the pages it found (`action.sources`) are its result.
-      const { sources, ...action } = Events.isObject<{ sources: unknown }>(item.action) ? item.action : {}
+      const { sources, ...action } = Guards.isObject<{ sources: unknown }>(item.action) ? item.action : {}
       const name = toolNames.get(type) ?? type
       return [
         call(id, name, action),
@@ -133,7 +134,7 @@ export const image = (item: Item): Part | undefined => {
 }
 
 /** A preview of an image still being generated (a stream-only part). */
-export const partialImage = (e: Events.Unchecked<Events.EventFields>): Part | undefined => {
+export const partialImage = (e: Guards.Unchecked<Events.EventFields>): Part | undefined => {
   const data = str(e.partial_image_b64)
   if (data === undefined) return undefined
   return {
@@ -149,7 +150,7 @@ export const partialImage = (e: Events.Unchecked<Events.EventFields>): Part | un
 
 /** A text annotation as a source: a URL citation, or a cited file by id. */
 export const source = (annotation: unknown): Extract<Part, { type: "source" }> | undefined => {
-  if (!Events.isObject<Events.Annotation>(annotation)) return undefined
+  if (!Guards.isObject<Events.Annotation>(annotation)) return undefined
   if (annotation.type === "url_citation") {
     const url = str(annotation.url)
     if (url === undefined) return undefined

@@ -262,7 +262,7 @@ describe("OpenAiResponses presets and configuration", () => {
       const error = yield* LanguageModel.chat("hi").pipe(Effect.flip)
       expect([error.code, error.message]).toStrictEqual([
         "invalid_request",
-        "The azure preset needs a baseUrl (or AZURE_OPENAI_BASE_URL)"
+        "No base URL for azure: pass baseUrl or set AZURE_OPENAI_BASE_URL"
       ])
       expect((yield* Replay.requests).length).toBe(0)
     }).pipe(
