@@ -33,15 +33,16 @@ interface ItemState {
   readonly type: string
   /** Reasoning: where this item's text starts in the response's reasoning, and its last part. */
   start: number
-  part: string | undefined
+  part: number | undefined
   /** Function call: our index, and whether the fragment carrying id and name went out. */
   call: number | undefined
   callId: string | undefined
   announced: boolean
   gotArguments: boolean
   finished: boolean
-  /** Text (and refusal) parts that streamed deltas, so a `.done` without deltas is not lost. */
-  streamed: Set<string> | undefined
+  /** The parts that streamed deltas (see {@link partKey}), so a `.done` without deltas is not lost. */
+  streamed: Set<number> | undefined
+  lastStreamed: number | undefined
 }
 
 /** Creates a decoder for one response; `provider` names the host in chunks and errors. */
@@ -75,7 +76,8 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
       announced: false,
       gotArguments: false,
       finished: false,
-      streamed: undefined
+      streamed: undefined,
+      lastStreamed: undefined
     }
     items.push(state)
     return state
@@ -130,14 +132,21 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
 
   // --- reasoning -------------------------------------------------------------------------------
 
-  const reasoningText = (out: Out, state: ItemState, part: string, delta: string): void => {
+  /** Notes that a part streamed a delta; the set is touched only when the part changes. */
+  const streamed = (state: ItemState, part: number): void => {
+    if (state.lastStreamed === part) return
+    state.lastStreamed = part
+    ;(state.streamed ??= new Set()).add(part)
+  }
+
+  const reasoningText = (out: Out, state: ItemState, part: number, delta: string): void => {
     if (delta === "") return
     // A new summary part of the same item: a paragraph break, so the parts do not run together.
     if (state.part !== undefined && state.part !== part && reasoning.accumulated.length > state.start) {
       reasoning.delta(out, "\n\n")
     }
     state.part = part
-    ;(state.streamed ??= new Set()).add(part)
+    streamed(state, part)
     reasoning.delta(out, delta)
   }
 
@@ -147,7 +156,7 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
     // A server that sends the reasoning only on the finished item still has it read.
     if (reasoning.accumulated.length === state.start && item !== undefined) {
       const texts = [...textsOf(item.summary, "summary_text"), ...textsOf(item.content, "")]
-      texts.forEach((text, i) => reasoningText(out, state, String(i), text))
+      texts.forEach((text, i) => reasoningText(out, state, i, text))
     }
     // The finished item's blob (it differs from the one on `added`) goes back next turn, under its id.
     if (Guards.isNonEmptyString(item?.encrypted_content)) {
@@ -268,7 +277,7 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
   const text = (out: Out, e: Event, kind: "text" | "refusal", delta: unknown): void => {
     if (!Guards.isNonEmptyString(delta)) return
     const state = itemOf(e, "message")
-    ;(state.streamed ??= new Set()).add(`${kind}:${String(e.content_index)}`)
+    streamed(state, partKey(kind === "refusal" ? 1 : 0, e.content_index))
     if (kind === "text") emit(out, StreamChunk.textDelta(delta))
     else refusal.push(delta)
   }
@@ -276,7 +285,7 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
   /** A `.done` whose part streamed no deltas: its whole text is the part. */
   const textDone = (out: Out, e: Event, kind: "text" | "refusal", whole: unknown): void => {
     const state = itemOf(e, "message")
-    if (state.streamed?.has(`${kind}:${String(e.content_index)}`) === true) return
+    if (state.streamed?.has(partKey(kind === "refusal" ? 1 : 0, e.content_index)) === true) return
     text(out, e, kind, whole)
   }
 
@@ -301,14 +310,14 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
         return textDone(out, e, "refusal", e.refusal)
       case "response.reasoning_summary_text.delta":
       case "response.reasoning_text.delta":
-        if (typeof e.delta === "string") reasoningText(out, itemOf(e, "reasoning"), partKey(e), e.delta)
+        if (typeof e.delta === "string") reasoningText(out, itemOf(e, "reasoning"), reasoningPart(e), e.delta)
         return
       case "response.reasoning_summary_text.done":
       case "response.reasoning_text.done": {
         const state = itemOf(e, "reasoning")
         const whole = e.text
-        if (state.streamed?.has(partKey(e)) !== true && typeof whole === "string") {
-          reasoningText(out, state, partKey(e), whole)
+        if (state.streamed?.has(reasoningPart(e)) !== true && typeof whole === "string") {
+          reasoningText(out, state, reasoningPart(e), whole)
         }
         return
       }
@@ -366,11 +375,17 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
   return { push, end }
 }
 
-/** A reasoning part's key within its item: summary parts and raw text parts never share one. */
-const partKey = (e: Event): string =>
+/**
+ * A part's key within its item, a number so streaming allocates nothing: text, refusal, reasoning
+ * summary and raw reasoning parts never share one (an index that is not one reads as -1).
+ */
+const partKey = (kind: 0 | 1 | 2 | 3, index: unknown): number =>
+  (ToolCall.isIndex(index) && index < 2 ** 40 ? index : -1) * 4 + kind
+
+const reasoningPart = (e: Event): number =>
   e.type === "response.reasoning_text.delta" || e.type === "response.reasoning_text.done"
-    ? `c${String(e.content_index)}`
-    : `s${String(e.summary_index)}`
+    ? partKey(3, e.content_index)
+    : partKey(2, e.summary_index)
 
 /** The texts of a `summary` or `content` array (of `summary_text` / `reasoning_text` parts). */
 const textsOf = (parts: unknown, type: string): Array<string> => {

@@ -477,3 +477,50 @@ describe("OpenAiResponses decoder: refusals, hosted tools, errors", () => {
     expect(failed(null)).toMatchObject({ type: "error", error: { code: "server", message: "The response failed" } })
   })
 })
+
+describe("OpenAiResponses decoder: hostile input", () => {
+  it("reads an output_index that is not a non-negative safe integer as none: calls key by item_id, never merge", () => {
+    const chunks = decode([
+      created,
+      ev({ type: "response.output_item.added", output_index: -1, item: { ...fnItem(0, "a", "call_a"), id: "fc_a" } }),
+      ev({ type: "response.output_item.added", output_index: "0", item: { ...fnItem(0, "b", "call_b"), id: "fc_b" } }),
+      ev({ type: "response.function_call_arguments.delta", output_index: 1e308, item_id: "fc_a", delta: "{\"x\":1}" }),
+      ev({ type: "response.function_call_arguments.delta", output_index: 0.5, item_id: "fc_b", delta: "{\"y\":2}" }),
+      completed
+    ])
+    expect(Response.fromChunks(chunks).toolCalls.map((c) => [c.index, c.id, c.name, c.arguments])).toStrictEqual([
+      [0, "call_a", "a", { x: 1 }],
+      [1, "call_b", "b", { y: 2 }]
+    ])
+  })
+
+  it("keeps values from the wire only when they always serialize; __proto__ stays an ordinary key", () => {
+    const deep = "[".repeat(200) + "]".repeat(200)
+    const chunks = decode([
+      created,
+      {
+        event: "response.output_item.done",
+        data: `{"type":"response.output_item.done","output_index":0,"item":{"id":"mcp_1","type":"mcp_call",` +
+          `"name":"f","arguments":"{\\"__proto__\\":{\\"polluted\\":true}}","output":${deep},"error":null}}`,
+        id: undefined
+      },
+      {
+        event: "response.completed",
+        data: `{"type":"response.completed","response":{"id":"resp_1","usage":{"input_tokens":1e999,` +
+          `"output_tokens":3,"total_tokens":3,"output_tokens_details":{"reasoning_tokens":-1}}}}`,
+        id: undefined
+      }
+    ])
+    const [callPart, resultPart] = Response.fromChunks(chunks).contentParts
+    const input = callPart?.type === "provider-tool" ? callPart.input : undefined
+    expect(Object.getPrototypeOf(input)).toBe(Object.prototype)
+    expect(JSON.stringify(input)).toBe("{\"__proto__\":{\"polluted\":true}}")
+    expect(resultPart?.type === "provider-tool" ? resultPart.output : undefined).toBe(deep)
+    // 1e999 reads as Infinity: not a count, and a usage object holding it is not kept as raw.
+    expect(chunks.find((c) => c.type === "usage")).toStrictEqual({
+      type: "usage",
+      usage: { inputTokens: 0, outputTokens: 3, totalTokens: 3 }
+    })
+    for (const chunk of chunks) expect(() => JSON.stringify(chunk)).not.toThrow()
+  })
+})
