@@ -98,11 +98,16 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
 
   const added = (out: Out, e: Event, item: Item): void => {
     const type = typeof item.type === "string" ? item.type : ""
-    const state = newItem(type)
-    if (ToolCall.isIndex(e.output_index)) byIndex.set(e.output_index, state)
-    if (Guards.isNonEmptyString(item.id)) byId.set(item.id, state)
+    const index = ToolCall.isIndex(e.output_index) ? e.output_index : undefined
+    const id = Guards.isNonEmptyString(item.id) ? item.id : undefined
+    // An item announced twice (a proxy repeating the event) is still one item: one call, not two.
+    const known = index !== undefined ? byIndex.get(index) : id !== undefined ? byId.get(id) : undefined
+    if (known !== undefined && known.type === type) return
     // Reasoning items do not overlap: one never closed ends where the next begins.
     if (type === "reasoning") reasoning.close(out)
+    const state = newItem(type)
+    if (index !== undefined) byIndex.set(index, state)
+    if (id !== undefined) byId.set(id, state)
     if (type === "function_call") {
       callFor(state, item)
       // Some servers send whole calls: arguments on the item itself.

@@ -299,6 +299,22 @@ describe("OpenAiResponses decoder: function calls", () => {
     ])
   })
 
+  it("an item announced twice is one item: one call", () => {
+    expect(decode([
+      created,
+      added(0, fnItem(0, "f", "call_f")),
+      added(0, fnItem(0, "f", "call_f")),
+      argsDone(0, "{}"),
+      completed
+    ])).toStrictEqual([
+      META,
+      { type: "tool-call-delta", index: 0, argumentsDelta: "{}", id: "call_f", name: "f" },
+      call(0, "call_f", "f", "{}", {}),
+      USAGE,
+      finish("tool_calls")
+    ])
+  })
+
   it("finishes a call the stream never closed at response.completed, invalid arguments kept raw", () => {
     const chunks = decode([created, added(0, fnItem(0, "f", "call_f")), argsDelta(0, "{\"a\":"), completed])
     expect(chunks[2]).toMatchObject({
