@@ -12,6 +12,8 @@
  *
  * @since 0.1.0
  */
+import * as RecordingText from "../internal/kit/recordingText.js"
+import * as OpenAiChatFixture from "../providers/openai-chat/fixture.js"
 
 /**
  * The provider families whose recordings can be framed.
@@ -23,16 +25,17 @@ export type Family = "openai-chat" | "openai-responses" | "anthropic" | "google"
 
 const encoder = new TextEncoder()
 
-const typeOf = (line: string): string => {
-  try {
-    const parsed: unknown = JSON.parse(line)
-    if (typeof parsed === "object" && parsed !== null && "type" in parsed && typeof parsed.type === "string") {
-      return parsed.type
-    }
-  } catch {
-    // a line that is not JSON has no type; it is framed as an unnamed event
-  }
-  return "message"
+/**
+ * Each family's framing lives with its provider (`providers/<name>/fixture.ts`); a family whose
+ * provider is not written yet uses the kit's generic shapes until it is.
+ */
+const sseFramings: Record<Exclude<Family, "bedrock">, (lines: ReadonlyArray<string>) => string> = {
+  "openai-chat": OpenAiChatFixture.sseText,
+  "openai-responses": RecordingText.typedEvents,
+  anthropic: RecordingText.typedEvents,
+  cohere: RecordingText.typedEvents,
+  // Gemini frames with CRLF and has no end marker: the stream just closes.
+  google: (lines) => RecordingText.dataEvents(lines, "\r\n")
 }
 
 /**
@@ -41,18 +44,8 @@ const typeOf = (line: string): string => {
  * @since 0.1.0
  * @category utils
  */
-export const sseText = (family: Exclude<Family, "bedrock">, lines: ReadonlyArray<string>): string => {
-  switch (family) {
-    case "openai-chat":
-      return lines.map((l) => `data: ${l}\n\n`).join("") + "data: [DONE]\n\n"
-    case "google":
-      return lines.map((l) => `data: ${l}\r\n\r\n`).join("")
-    case "openai-responses":
-    case "anthropic":
-    case "cohere":
-      return lines.map((l) => `event: ${typeOf(l)}\ndata: ${l}\n\n`).join("")
-  }
-}
+export const sseText = (family: Exclude<Family, "bedrock">, lines: ReadonlyArray<string>): string =>
+  sseFramings[family](lines)
 
 // CRC-32 (IEEE), as AWS event-stream frames use it.
 const crcTable = (() => {
