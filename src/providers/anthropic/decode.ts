@@ -33,19 +33,21 @@ import type * as ContentPart from "../../ContentPart.js"
 import type { ChunkDecoder } from "../../internal/ChunkDecoder.js"
 import type * as Sse from "../../internal/framing/Sse.js"
 import * as Json from "../../internal/json.js"
+import { Emitter, type Out, protocolError } from "../../internal/kit/Emitter.js"
+import * as Guards from "../../internal/kit/guards.js"
+import { Reasoning } from "../../internal/kit/Reasoning.js"
+import { UsageSnapshots } from "../../internal/kit/UsageSnapshots.js"
 import * as LlmError from "../../LlmError.js"
 import * as StreamChunk from "../../StreamChunk.js"
 import * as ToolCall from "../../ToolCall.js"
 import * as Usage from "../../Usage.js"
 import * as Errors from "./errors.js"
-import * as Events from "./events.js"
-
-type Out = Array<StreamChunk.StreamChunk>
+import type * as Events from "./events.js"
 
 /** One open content block, by the wire `index` it was started with. */
 type Block =
   | { readonly kind: "text" }
-  | { readonly kind: "thinking"; readonly start: number; signature: string | undefined }
+  | { readonly kind: "thinking" }
   | {
     readonly kind: "tool"
     readonly call: number
@@ -73,22 +75,20 @@ interface Counts {
   thinking?: number
 }
 
-/** Longest excerpt of a malformed event quoted in a `protocol` error. */
-const maxQuoted = 200
-
 /** Creates a decoder for one response; `provider` names the host in chunks and errors. */
 export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.Event> => {
   const provider = options.provider
 
-  let ended = false // a terminal chunk went out: nothing more, ever
-  let announced = false // the metadata chunk went out
+  // Metadata first and nothing after the terminal chunk; reasoning runs; repeated usage dropped.
+  const emitter = new Emitter(provider)
+  const reasoning = new Reasoning(emitter)
+  const usages = new UsageSnapshots(emitter)
   let contentSent = false // a content chunk went out (a splice is then no longer retryable)
 
   let messageId: string | undefined
   let started = false // a message_start was read
   let blocksStarted = false // a content block of the current message started
 
-  let reasoningSoFar = ""
   const blocks = new Map<number, Block>()
   const assembler = new ToolCall.Assembler()
   let callCount = 0
@@ -98,42 +98,28 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
   let rawStop: string | undefined
   const counts: Counts = {}
   let rawUsage: Record<string, unknown> | undefined
-  let lastUsage: Usage.Usage | undefined
   let sentCacheRead = 0
   let sentCacheWrite = 0
 
-  /** Every chunk but the first `metadata` goes out here, so `metadata` is always first. */
-  const emit = (out: Out, chunk: StreamChunk.StreamChunk): void => {
-    if (!announced) {
-      announced = true
-      out.push(StreamChunk.metadata(provider))
-    }
-    out.push(chunk)
-  }
-
+  /** Every content chunk goes out here: after one, a retry would show a second beginning. */
   const content = (out: Out, chunk: StreamChunk.StreamChunk): void => {
     contentSent = true
-    emit(out, chunk)
-  }
-
-  const fail = (out: Out, error: LlmError.ErrorInfo): void => {
-    emit(out, StreamChunk.error(error))
-    ended = true
+    emitter.emit(out, chunk)
   }
 
   // --- usage -----------------------------------------------------------------------------------
 
   const take = (field: keyof Counts, value: unknown): void => {
-    const n = Events.count(value)
+    const n = Guards.count(value)
     if (n !== undefined && (n !== 0 || counts[field] === undefined)) counts[field] = n
   }
 
-  const usage = (out: Out, u: Events.Unchecked<Events.MessageUsage>): void => {
+  const usage = (out: Out, u: Guards.Unchecked<Events.MessageUsage>): void => {
     take("input", u.input_tokens)
     take("output", u.output_tokens)
     take("cacheRead", u.cache_read_input_tokens)
     take("cacheWrite", u.cache_creation_input_tokens)
-    const details = Events.isObject<{ thinking_tokens: number }>(u.output_tokens_details)
+    const details = Guards.isObject<{ thinking_tokens: number }>(u.output_tokens_details)
       ? u.output_tokens_details
       : undefined
     take("thinking", details?.thinking_tokens)
@@ -145,30 +131,26 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
       cacheRead: counts.cacheRead,
       cacheWrite: counts.cacheWrite,
       reasoning: counts.thinking,
-      inputExcludesCache: true,
-      raw: rawUsage
+      inputExcludesCache: true
     })
-    if (lastUsage === undefined || !sameCounts(lastUsage, next)) {
-      lastUsage = next
-      emit(out, StreamChunk.usage(next))
-    }
+    usages.push(out, next, rawUsage)
     // Reported as soon as known; again only if a later snapshot changes the count.
     const read = next.cacheReadTokens ?? 0
     const write = next.cacheWriteTokens ?? 0
-    if (read > 0 && read !== sentCacheRead) emit(out, StreamChunk.cacheRead(sentCacheRead = read))
-    if (write > 0 && write !== sentCacheWrite) emit(out, StreamChunk.cacheWrite(sentCacheWrite = write))
+    if (read > 0 && read !== sentCacheRead) emitter.emit(out, StreamChunk.cacheRead(sentCacheRead = read))
+    if (write > 0 && write !== sentCacheWrite) emitter.emit(out, StreamChunk.cacheWrite(sentCacheWrite = write))
   }
 
   // --- the message -----------------------------------------------------------------------------
 
-  const messageStart = (out: Out, m: Events.Unchecked<Events.MessageStart>): void => {
-    const id = Events.isNonEmptyString(m.id) ? m.id : undefined
+  const messageStart = (out: Out, m: Guards.Unchecked<Events.MessageStart>): void => {
+    const id = Guards.isNonEmptyString(m.id) ? m.id : undefined
     if (started) {
       if (id === messageId && !blocksStarted) {
-        if (Events.isObject<Events.MessageUsage>(m.usage)) usage(out, m.usage)
+        if (Guards.isObject<Events.MessageUsage>(m.usage)) usage(out, m.usage)
         return
       }
-      return fail(
+      return emitter.fail(
         out,
         LlmError.info({
           code: "truncated",
@@ -184,38 +166,33 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
     started = true
     messageId = id
     if (id !== undefined) assembler.idPrefix = id
-    if (!announced) {
-      announced = true
-      out.push(StreamChunk.metadata(provider, Events.isNonEmptyString(m.model) ? m.model : undefined, id))
-    }
-    if (Events.isObject<Events.MessageUsage>(m.usage)) usage(out, m.usage)
+    emitter.announce(out, Guards.isNonEmptyString(m.model) ? m.model : undefined, id)
+    if (Guards.isObject<Events.MessageUsage>(m.usage)) usage(out, m.usage)
   }
 
-  const messageDelta = (out: Out, e: Events.Unchecked<Events.StreamEvent>): void => {
-    const d = Events.isObject<Events.DeltaFields>(e.delta) ? e.delta : undefined
-    if (Events.isNonEmptyString(d?.stop_reason)) rawStop = d.stop_reason
-    if (Events.isObject<{ type: string; explanation: string }>(d?.stop_details) && d.stop_details.type === "refusal") {
+  const messageDelta = (out: Out, e: Guards.Unchecked<Events.StreamEvent>): void => {
+    const d = Guards.isObject<Events.DeltaFields>(e.delta) ? e.delta : undefined
+    if (Guards.isNonEmptyString(d?.stop_reason)) rawStop = d.stop_reason
+    if (Guards.isObject<{ type: string; explanation: string }>(d?.stop_details) && d.stop_details.type === "refusal") {
       const part: { type: "refusal"; text: string; providerMetadata?: { readonly [key: string]: unknown } } = {
         type: "refusal",
-        text: Events.isNonEmptyString(d.stop_details.explanation) ? d.stop_details.explanation : ""
+        text: Guards.isNonEmptyString(d.stop_details.explanation) ? d.stop_details.explanation : ""
       }
       if (Json.check(d.stop_details) === undefined) part.providerMetadata = d.stop_details
       content(out, StreamChunk.contentPart(part))
     }
-    if (Events.isObject<Events.MessageUsage>(e.usage)) usage(out, e.usage)
+    if (Guards.isObject<Events.MessageUsage>(e.usage)) usage(out, e.usage)
   }
 
   const messageStop = (out: Out): void => {
     // Blocks the server never closed are closed now, so nothing that arrived is lost.
     for (const index of [...blocks.keys()]) blockStop(out, index)
-    if (ended) return
-    emit(out, StreamChunk.finish(StreamChunk.normalizeFinishReason(rawStop), rawStop))
-    ended = true
+    emitter.finish(out, StreamChunk.normalizeFinishReason(rawStop), rawStop)
   }
 
   // --- blocks ----------------------------------------------------------------------------------
 
-  const blockStart = (out: Out, index: unknown, b: Events.Unchecked<Events.ContentBlockFields>): void => {
+  const blockStart = (out: Out, index: unknown, b: Guards.Unchecked<Events.ContentBlockFields>): void => {
     if (!ToolCall.isIndex(index)) return
     // A second start at an open index closes the first: its content is kept, never merged.
     if (blocks.has(index)) blockStop(out, index)
@@ -224,32 +201,37 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
     switch (type) {
       case "text":
         blocks.set(index, { kind: "text" })
-        if (Events.isNonEmptyString(b.text)) content(out, StreamChunk.textDelta(b.text))
-        if (Events.isArray(b.citations)) { for (const c of b.citations) citation(out, c) }
+        if (Guards.isNonEmptyString(b.text)) content(out, StreamChunk.textDelta(b.text))
+        if (Guards.isArray(b.citations)) { for (const c of b.citations) citation(out, c) }
         return
       case "thinking":
-        blocks.set(index, {
-          kind: "thinking",
-          start: reasoningSoFar.length,
-          signature: Events.isNonEmptyString(b.signature) ? b.signature : undefined
-        })
-        if (Events.isNonEmptyString(b.thinking)) thinking(out, b.thinking)
+        // One run per block: a block never closed is not merged into the next.
+        closeReasoning(out)
+        blocks.set(index, { kind: "thinking" })
+        reasoning.open()
+        if (Guards.isNonEmptyString(b.thinking)) thinking(out, b.thinking)
+        if (Guards.isNonEmptyString(b.signature)) reasoning.sign(b.signature)
         return
       case "redacted_thinking":
+        // Arrives whole, and is one block of its own to send back unchanged.
         blocks.set(index, { kind: "other" })
-        if (typeof b.data === "string") content(out, StreamChunk.reasoning("", { redacted: b.data }))
+        if (typeof b.data === "string") {
+          closeReasoning(out)
+          reasoning.redact(out, b.data)
+          closeReasoning(out)
+        }
         return
       case "tool_use": {
         const call = callCount++
-        const id = Events.isNonEmptyString(b.id) ? b.id : ToolCall.synthesizeId(call, assembler.idPrefix)
-        assembler.add(call, "", id, Events.isNonEmptyString(b.name) ? b.name : undefined)
+        const id = Guards.isNonEmptyString(b.id) ? b.id : ToolCall.synthesizeId(call, assembler.idPrefix)
+        assembler.add(call, "", id, Guards.isNonEmptyString(b.name) ? b.name : undefined)
         blocks.set(index, { kind: "tool", call, id, input: b.input, announced: false, fragments: 0 })
         return
       }
       case "server_tool_use":
       case "mcp_tool_use": {
-        const id = Events.isNonEmptyString(b.id) ? b.id : ""
-        const name = Events.isNonEmptyString(b.name) ? b.name : type
+        const id = Guards.isNonEmptyString(b.id) ? b.id : ""
+        const name = Guards.isNonEmptyString(b.name) ? b.name : type
         serverCalls.set(id, name)
         blocks.set(index, {
           kind: "server",
@@ -257,7 +239,7 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
           name,
           input: b.input,
           parts: [],
-          serverName: Events.isNonEmptyString(b.server_name) ? b.server_name : undefined
+          serverName: Guards.isNonEmptyString(b.server_name) ? b.server_name : undefined
         })
         return
       }
@@ -267,20 +249,20 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
     }
   }
 
-  const blockDelta = (out: Out, index: unknown, d: Events.Unchecked<Events.DeltaFields>): void => {
+  const blockDelta = (out: Out, index: unknown, d: Guards.Unchecked<Events.DeltaFields>): void => {
     const block = ToolCall.isIndex(index) ? blocks.get(index) : undefined
     switch (d.type) {
       case "text_delta":
         // A text delta is text whatever block it names (or none): dropping it would lose the answer.
-        if (Events.isNonEmptyString(d.text) && (block === undefined || block.kind === "text")) {
+        if (Guards.isNonEmptyString(d.text) && (block === undefined || block.kind === "text")) {
           content(out, StreamChunk.textDelta(d.text))
         }
         return
       case "thinking_delta":
-        if (block?.kind === "thinking" && Events.isNonEmptyString(d.thinking)) thinking(out, d.thinking)
+        if (block?.kind === "thinking" && Guards.isNonEmptyString(d.thinking)) thinking(out, d.thinking)
         return
       case "signature_delta":
-        if (block?.kind === "thinking" && Events.isNonEmptyString(d.signature)) block.signature = d.signature
+        if (block?.kind === "thinking" && Guards.isNonEmptyString(d.signature)) reasoning.sign(d.signature)
         return
       case "input_json_delta":
         if (typeof d.partial_json !== "string" || d.partial_json === "") return
@@ -300,11 +282,10 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
     blocks.delete(index)
     switch (block.kind) {
       case "thinking":
-        content(out, StreamChunk.reasoning(reasoningSoFar.slice(block.start), { signature: block.signature }))
-        return
+        return closeReasoning(out)
       case "tool": {
         // Input sent whole at the start, with no deltas (some proxies do): it is the arguments.
-        if (block.fragments === 0 && Events.isObject(block.input) && Object.keys(block.input).length > 0) {
+        if (block.fragments === 0 && Guards.isObject(block.input) && Object.keys(block.input).length > 0) {
           toolFragment(out, block, Json.stringify(block.input))
         }
         const call = assembler.finish(block.call)
@@ -319,8 +300,14 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
   // --- content ---------------------------------------------------------------------------------
 
   const thinking = (out: Out, delta: string): void => {
-    reasoningSoFar += delta
-    content(out, StreamChunk.reasoningDelta(delta, reasoningSoFar))
+    contentSent = true
+    reasoning.delta(out, delta)
+  }
+
+  const closeReasoning = (out: Out): void => {
+    if (!reasoning.isOpen) return
+    contentSent = true
+    reasoning.close(out)
   }
 
   const toolFragment = (out: Out, block: Extract<Block, { kind: "tool" }>, fragment: string): void => {
@@ -345,10 +332,10 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
     content(out, StreamChunk.contentPart(part))
   }
 
-  const toolResult = (out: Out, type: string, b: Events.Unchecked<Events.ContentBlockFields>): void => {
-    const id = Events.isNonEmptyString(b.tool_use_id) ? b.tool_use_id : ""
+  const toolResult = (out: Out, type: string, b: Guards.Unchecked<Events.ContentBlockFields>): void => {
+    const id = Guards.isNonEmptyString(b.tool_use_id) ? b.tool_use_id : ""
     const output = keep(b.content)
-    const kind = Events.isObject<{ type: string }>(b.content) && typeof b.content.type === "string"
+    const kind = Guards.isObject<{ type: string }>(b.content) && typeof b.content.type === "string"
       ? b.content.type
       : undefined
     // Server tools report failure as a `…_error` content type; MCP results say `is_error`.
@@ -365,10 +352,10 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
   }
 
   const citation = (out: Out, c: unknown): void => {
-    if (!Events.isObject<Events.CitationFields>(c)) return
+    if (!Guards.isObject<Events.CitationFields>(c)) return
     const metadata = Json.check(c) === undefined ? { providerMetadata: c } : {}
     if (c.type === "web_search_result_location" || c.type === "search_result_location") {
-      const url = Events.isNonEmptyString(c.url) ? c.url : Events.isNonEmptyString(c.source) ? c.source : undefined
+      const url = Guards.isNonEmptyString(c.url) ? c.url : Guards.isNonEmptyString(c.source) ? c.source : undefined
       const part: ContentPart.ContentPart = { type: "source", sourceType: "url", ...metadata }
       content(out, StreamChunk.contentPart(withTitle({ ...part, ...(url !== undefined ? { url } : {}) }, c.title)))
     } else {
@@ -380,7 +367,7 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
   // --- one event -------------------------------------------------------------------------------
 
   const push = (event: Sse.Event, out: Out): void => {
-    if (ended) return
+    if (emitter.ended) return
     const data = event.data
     if (data === "") return
     let parsed: unknown
@@ -388,24 +375,24 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
       parsed = JSON.parse(data)
     } catch {
       // An `event: error` whose data is not JSON is still an error, not a malformed stream.
-      return fail(
+      return emitter.fail(
         out,
-        event.event === "error" ? Errors.fromBody(undefined, data, provider) : protocolError(data, provider)
+        event.event === "error" ? Errors.fromBody(undefined, data, provider) : protocolError(provider, data)
       )
     }
-    if (!Events.isObject<Events.StreamEvent>(parsed)) return fail(out, protocolError(data, provider))
+    if (!Guards.isObject<Events.StreamEvent>(parsed)) return emitter.fail(out, protocolError(provider, data))
     const type = typeof parsed.type === "string" ? parsed.type : event.event
     switch (type) {
       case "message_start":
-        if (Events.isObject<Events.MessageStart>(parsed.message)) messageStart(out, parsed.message)
+        if (Guards.isObject<Events.MessageStart>(parsed.message)) messageStart(out, parsed.message)
         return
       case "content_block_start":
-        if (Events.isObject<Events.ContentBlockFields>(parsed.content_block)) {
+        if (Guards.isObject<Events.ContentBlockFields>(parsed.content_block)) {
           blockStart(out, parsed.index, parsed.content_block)
         }
         return
       case "content_block_delta":
-        if (Events.isObject<Events.DeltaFields>(parsed.delta)) blockDelta(out, parsed.index, parsed.delta)
+        if (Guards.isObject<Events.DeltaFields>(parsed.delta)) blockDelta(out, parsed.index, parsed.delta)
         return
       case "content_block_stop":
         return blockStop(out, parsed.index)
@@ -414,10 +401,10 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
       case "message_stop":
         return messageStop(out)
       case "error":
-        return fail(out, Errors.fromBody(undefined, parsed, provider))
+        return emitter.fail(out, Errors.fromBody(undefined, parsed, provider))
       default:
         // `ping`, and events newer than this decoder: skipped, never fatal.
-        if (event.event === "error") return fail(out, Errors.fromBody(undefined, parsed, provider))
+        if (event.event === "error") return emitter.fail(out, Errors.fromBody(undefined, parsed, provider))
     }
   }
 
@@ -432,18 +419,4 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
 const keep = (value: unknown): unknown => (value !== undefined && Json.check(value) === undefined ? value : undefined)
 
 const withTitle = (part: ContentPart.ContentPart, title: unknown): ContentPart.ContentPart =>
-  Events.isNonEmptyString(title) ? { ...part, title } as ContentPart.ContentPart : part
-
-const sameCounts = (a: Usage.Usage, b: Usage.Usage): boolean =>
-  a.inputTokens === b.inputTokens && a.outputTokens === b.outputTokens && a.totalTokens === b.totalTokens &&
-  a.cacheReadTokens === b.cacheReadTokens && a.cacheWriteTokens === b.cacheWriteTokens &&
-  a.reasoningTokens === b.reasoningTokens
-
-const protocolError = (data: string, provider: string): LlmError.ErrorInfo =>
-  LlmError.info({
-    code: "protocol",
-    message: `The stream sent an event that is not a JSON object: ${
-      JSON.stringify(data.length > maxQuoted ? data.slice(0, maxQuoted) + "…" : data)
-    }`,
-    provider
-  })
+  Guards.isNonEmptyString(title) ? { ...part, title } as ContentPart.ContentPart : part

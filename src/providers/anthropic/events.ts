@@ -3,13 +3,12 @@
  * `type` repeats the `event:` name; `message_stop` ends it (there is no `[DONE]`). See
  * `reference/wire-formats.md` §3.
  *
- * The decoder does not trust these types: a parsed event is an {@link Unchecked} object whose
- * field names are typed but whose values must pass one of the guards below before use, so the hot
+ * The decoder does not trust these types: it reads a parsed event as the kit's `Guards.Unchecked`
+ * object, whose field names are typed but whose values must pass a guard before use, so the hot
  * path stays at one `JSON.parse` per event, with no Schema decoding.
  *
  * @since 0.1.0
  */
-import * as Usage from "../../Usage.js"
 
 /** Any event of a Messages stream, read by its `type` before anything else. */
 export interface StreamEvent {
@@ -116,22 +115,3 @@ export interface CitationFields {
   /** `search_result_location`: where the search result came from. */
   readonly source: string
 }
-
-// ---------------------------------------------------------------------------------------------
-// Guards: the only way the decoder reads a value
-// ---------------------------------------------------------------------------------------------
-
-/** A parsed JSON object that may carry `T`'s fields, none of them checked yet. */
-export type Unchecked<T> = { readonly [K in keyof T]?: unknown }
-
-/** Whether a value is a JSON object (not an array), to read as a possible `T`. */
-export const isObject = <T>(u: unknown): u is Unchecked<T> => typeof u === "object" && u !== null && !Array.isArray(u)
-
-/** Whether a value is a JSON array. */
-export const isArray = (u: unknown): u is ReadonlyArray<unknown> => Array.isArray(u)
-
-/** Whether a value is a string with at least one character. */
-export const isNonEmptyString = (u: unknown): u is string => typeof u === "string" && u !== ""
-
-/** A token count, or `undefined` when missing or not a safe non-negative integer ({@link Usage.count}). */
-export const count: (u: unknown) => number | undefined = Usage.count

@@ -9,31 +9,30 @@
  * @since 0.1.0
  */
 import type { HttpClient } from "@effect/platform/HttpClient"
-import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
-import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
-import * as Sse from "../../internal/framing/Sse.js"
-import * as Http from "../../internal/transport/Http.js"
-import * as Transport from "../../internal/transport/Transport.js"
+import * as ChatRequest from "../../ChatRequest.js"
+import * as Hosts from "../../internal/kit/Hosts.js"
+import * as Provider from "../../internal/kit/Provider.js"
 import * as LanguageModel from "../../LanguageModel.js"
 import * as LlmError from "../../LlmError.js"
-import * as ProviderOptions from "../../ProviderOptions.js"
+import type * as ProviderOptions from "../../ProviderOptions.js"
 import * as StreamChunk from "../../StreamChunk.js"
 import * as Decode from "./decode.js"
 import * as Errors from "./errors.js"
 import * as Request from "./request.js"
 
 /**
- * The default endpoint root.
+ * The default endpoint root, without `/v1` (as `ANTHROPIC_BASE_URL` is for Anthropic's own SDKs):
+ * requests go to `<baseUrl>/v1/messages`.
  *
  * @since 0.1.0
  * @category constants
  */
-export const defaultBaseUrl = "https://api.anthropic.com/v1"
+export const defaultBaseUrl: string = Hosts.hosts.anthropic.baseUrl
 
 /**
  * The `anthropic-version` header sent unless `version` says otherwise.
@@ -58,6 +57,11 @@ export const defaultMaxTokens = 4096
  * @category models
  */
 export interface Options extends ProviderOptions.Common {
+  /**
+   * The endpoint root without `/v1` (default {@link defaultBaseUrl}); requests go to
+   * `<baseUrl>/v1/messages`.
+   */
+  readonly baseUrl?: string | undefined
   /** `max_tokens` for requests that set no `maxTokens` (default {@link defaultMaxTokens}, plus any thinking budget). */
   readonly maxTokens?: number | undefined
   /** Beta features, sent as one `anthropic-beta` header (e.g. `["context-1m-2025-08-07"]`). */
@@ -98,48 +102,51 @@ export const cacheBreakpoints = (
  * @since 0.1.0
  * @category constructors
  */
-export const make = (options: Options): Effect.Effect<LanguageModel.Service, never, HttpClient> =>
-  Effect.map(Http.Client, (client) => {
-    const provider = options.provider ?? "anthropic"
-    const baseUrl = options.baseUrl ?? defaultBaseUrl
-    const failWith = (code: LlmError.ErrorCode, message: string) =>
-      Stream.succeed(StreamChunk.error(LlmError.info({ code, message, provider, retryable: false })))
-    return LanguageModel.make({
-      provider,
-      model: options.model,
-      stream: (request) => {
-        if (options.apiKey === undefined) {
-          return failWith("authentication", `No API key for ${provider}: pass apiKey or set ANTHROPIC_API_KEY`)
-        }
-        const body = Request.encode(request, { model: options.model, maxTokens: options.maxTokens ?? defaultMaxTokens })
-        if (Either.isLeft(body)) return failWith("invalid_request", body.left)
-        const key = Redacted.value(options.apiKey)
-        const headers: Record<string, string> = {
-          accept: "text/event-stream",
-          "anthropic-version": options.version ?? defaultVersion,
-          ...(options.betas !== undefined && options.betas.length > 0
-            ? { "anthropic-beta": options.betas.join(",") }
-            : {}),
-          ...options.headers,
-          ...request.headers,
-          "x-api-key": key
-        }
-        return Transport.streamWith<Sse.Event>(client, {
-          provider,
-          url: ProviderOptions.joinUrl(baseUrl, "messages"),
-          headers,
-          body: body.right,
-          secrets: [key],
-          framer: (secrets) => new Sse.Framer({ maxEventBytes: options.maxEventBytes, secrets }),
-          decoder: () => Decode.make({ provider }),
-          errorFromResponse: (status, text, extras) => Errors.fromBody(status, text, provider, extras),
-          streamType: Transport.sse,
-          retry: options.retry,
-          timeouts: options.timeouts
-        })
-      }
-    })
-  })
+export const make = (options: Options): Effect.Effect<LanguageModel.Service, never, HttpClient> => {
+  const encodeOptions: Request.EncodeOptions = {
+    model: options.model,
+    maxTokens: options.maxTokens ?? defaultMaxTokens
+  }
+  const headers: Record<string, string> = { "anthropic-version": options.version ?? defaultVersion }
+  if (options.betas !== undefined && options.betas.length > 0) headers["anthropic-beta"] = options.betas.join(",")
+  return Effect.map(
+    Provider.make({
+      options,
+      host: Hosts.hosts.anthropic,
+      provider: options.provider,
+      path: "v1/messages",
+      wire: Provider.sse,
+      headers,
+      // A request that cannot be encoded never gets here: `refuseInvalid` answers it first.
+      encode: (request) => Either.getOrElse(Request.encode(request, encodeOptions), () => ({})),
+      decoder: (provider) => Decode.make({ provider }),
+      errors: Errors.fromBody
+    }),
+    (service) => refuseInvalid(service, encodeOptions)
+  )
+}
+
+/**
+ * Answers a request whose cache breakpoints point nowhere with one `invalid_request` error chunk,
+ * before any request is sent (the only way `Request.encode` fails); through a service of its own,
+ * so the meter counts it once, as an error.
+ */
+const refuseInvalid = (service: LanguageModel.Service, encodeOptions: Request.EncodeOptions): LanguageModel.Service => {
+  const { model, provider } = service
+  return {
+    ...service,
+    stream: (input) => {
+      const request = ChatRequest.make(input)
+      if (request.providerOptions?.[Request.cacheBreakpointsKey] === undefined) return service.stream(request)
+      const encoded = Request.encode(request, encodeOptions)
+      if (Either.isRight(encoded)) return service.stream(request)
+      const error = LlmError.info({ code: "invalid_request", message: encoded.left, provider, retryable: false })
+      return LanguageModel.make({ provider, model, stream: () => Stream.succeed(StreamChunk.error(error)) }).stream(
+        request
+      )
+    }
+  }
+}
 
 /**
  * A layer providing `LanguageModel` for an Anthropic model.
@@ -159,15 +166,5 @@ export const layer = (options: Options): Layer.Layer<LanguageModel.LanguageModel
  */
 export const layerConfig = (
   options: Omit<Options, "apiKey">
-): Layer.Layer<LanguageModel.LanguageModel, ConfigError.ConfigError, HttpClient> => {
-  const base: Config.Config<string | undefined> = options.baseUrl !== undefined
-    ? Config.succeed(undefined)
-    : ProviderOptions.optionalString("ANTHROPIC_BASE_URL")
-  return Layer.effect(
-    LanguageModel.LanguageModel,
-    Effect.flatMap(
-      Config.all([Config.redacted("ANTHROPIC_API_KEY"), base]),
-      ([apiKey, baseUrl]) => make({ ...options, apiKey, baseUrl: options.baseUrl ?? baseUrl })
-    )
-  )
-}
+): Layer.Layer<LanguageModel.LanguageModel, ConfigError.ConfigError, HttpClient> =>
+  Provider.layerConfig(Hosts.hosts.anthropic, options, (env) => make({ ...options, ...env }))

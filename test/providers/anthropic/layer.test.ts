@@ -22,12 +22,12 @@ import { describeRecorded, listRecorded, readRecorded } from "../../support/reco
 import { decode, frame, own, ownTranscripts } from "./support.js"
 
 const key = Redacted.make("sk-ant-test-abcdef0123456789")
-const model = Anthropic.layer({ model: "claude-sonnet-4-5", apiKey: key, baseUrl: "http://replay.invalid/v1" })
+const model = Anthropic.layer({ model: "claude-sonnet-4-5", apiKey: key, baseUrl: "http://replay.invalid" })
 /** Without retries: a retryable in-band error ends the stream as the decoder says, with no wait. */
 const once = Anthropic.layer({
   model: "claude-sonnet-4-5",
   apiKey: key,
-  baseUrl: "http://replay.invalid/v1",
+  baseUrl: "http://replay.invalid",
   retry: { times: 0 }
 })
 
@@ -108,6 +108,21 @@ describe("Anthropic over HTTP (Replay)", () => {
         betas: ["context-1m-2025-08-07", "interleaved-thinking-2025-05-14"],
         version: "2099-01-01",
         maxTokens: 1000
+      })),
+      Effect.provide(Replay.layer({ body: own("text.sse") }))
+    ))
+
+  it.effect("the layer's headers replace the fixed ones; a request header cannot replace the key", () =>
+    Effect.gen(function*() {
+      yield* LanguageModel.chat({ messages: [{ role: "user", content: "Hi" }], headers: { "x-api-key": "other" } })
+      const [request] = yield* Replay.requests
+      expect(request.headers["anthropic-version"]).toBe("2024-01-01")
+      expect(request.headers["x-api-key"]).toBe("sk-ant-test-abcdef0123456789")
+    }).pipe(
+      Effect.provide(Anthropic.layer({
+        model: "claude-sonnet-4-5",
+        apiKey: key,
+        headers: { "anthropic-version": "2024-01-01" }
       })),
       Effect.provide(Replay.layer({ body: own("text.sse") }))
     ))
@@ -266,7 +281,7 @@ describe("Anthropic over HTTP (Replay)", () => {
       Effect.withConfigProvider(ConfigProvider.fromMap(
         new Map([["ANTHROPIC_API_KEY", "sk-ant-from-env"], [
           "ANTHROPIC_BASE_URL",
-          "https://proxy.example/anthropic/v1"
+          "https://proxy.example/anthropic"
         ]])
       ))
     ))
