@@ -7,16 +7,8 @@
  * (`redacted`, with the item id as `signature`) and goes back in the next request from
  * `Response.message` — so reasoning survives tool loops without the host keeping anything.
  *
- * @example
- * ```ts
- * import { FetchHttpClient } from "@effect/platform"
- * import { Effect, Layer } from "effect"
- * import { LanguageModel, OpenAiResponses } from "effect-llm-stream"
- *
- * // Reads OPENAI_API_KEY (and OPENAI_BASE_URL, if set) through Config.
- * const Gpt = OpenAiResponses.layerConfig({ model: "gpt-5-mini" })
- * const main = LanguageModel.chat("Hello").pipe(Effect.provide(Layer.provide(Gpt, FetchHttpClient.layer)))
- * ```
+ * `OpenAiResponses.layerConfig({ model: "gpt-5-mini" })` reads `OPENAI_API_KEY` (and `OPENAI_BASE_URL`,
+ * if set) through `Config`; `preset` picks another host (`azure`, `xai`, `lmstudio`).
  *
  * @since 0.1.0
  */
