@@ -374,11 +374,9 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
     try {
       parsed = JSON.parse(data)
     } catch {
-      // An `event: error` whose data is not JSON is still an error, not a malformed stream.
-      return emitter.fail(
-        out,
-        event.event === "error" ? Errors.fromBody(undefined, data, provider) : protocolError(provider, data)
-      )
+      // An `event: error` in plain text (a proxy's) is an error; broken JSON is a malformed stream.
+      const text = event.event === "error" && !/^\s*[[{]/.test(data)
+      return emitter.fail(out, text ? Errors.fromBody(undefined, data, provider) : protocolError(provider, data))
     }
     if (!Guards.isObject<Events.StreamEvent>(parsed)) return emitter.fail(out, protocolError(provider, data))
     const type = typeof parsed.type === "string" ? parsed.type : event.event

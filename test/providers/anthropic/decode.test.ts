@@ -463,6 +463,12 @@ describe("errors inside a 200 stream", () => {
     ])
   })
 
+  it("an event: error whose JSON was cut is a protocol error, not an error of unknown kind", () => {
+    const chunks = decode([start(), ev("{\"type\": \"error\", \"error\": {\"type\": \"overl", "error")])
+    const last = chunks.at(-1)
+    expect(last?.type === "error" && last.error.code).toBe("protocol")
+  })
+
   it("a data line that is not JSON is a protocol error quoting it", () => {
     const chunks = decode([start(), ev("{not json", "content_block_delta")])
     const last = chunks.at(-1)

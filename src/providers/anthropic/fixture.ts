@@ -1,0 +1,11 @@
+/**
+ * How an Anthropic Messages recording (one event payload per line) becomes wire text: each line as
+ * an event named by its `type` (`event: message_start` …); no end marker beyond `message_stop`, which
+ * the recordings keep. This provider's conformance tests frame recordings with it.
+ *
+ * @since 0.1.0
+ */
+import * as RecordingText from "../../internal/kit/recordingText.js"
+
+/** The SSE text of an Anthropic Messages recording. */
+export const sseText = (lines: ReadonlyArray<string>): string => RecordingText.typedEvents(lines)
