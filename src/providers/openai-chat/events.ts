@@ -181,9 +181,3 @@ export interface MistralContentPartFields {
 
 /** Whether an event's data is the end marker (checked by prefix, as the openai SDK does). */
 export const isDone = (data: string): boolean => data.startsWith("[DONE]")
-
-/**
- * The JSON field guards now live in the kit (`internal/kit/guards.ts`); re-exported here only until
- * the providers written against this file move onto the kit. New code imports the kit's.
- */
-export { count, isArray, isNonEmptyString, isObject, type Unchecked } from "../../internal/kit/guards.js"
