@@ -1,6 +1,13 @@
 /**
  * `Anthropic`: the Messages streaming protocol (`POST /v1/messages`), for Anthropic and hosts that
- * serve the same wire.
+ * serve the same wire. `Anthropic.layer({ model: "claude-sonnet-4-5", apiKey })` provides a
+ * `LanguageModel` (with an `HttpClient` layer such as `FetchHttpClient.layer`);
+ * `Anthropic.layerConfig({ model })` reads `ANTHROPIC_API_KEY` and `ANTHROPIC_BASE_URL` through `Config`.
+ *
+ * Reasoning: `reasoning: { budgetTokens }` turns on thinking with that budget, `reasoning: { effort }`
+ * adaptive thinking at that effort. A collected `Response.message` goes back as the next request's
+ * assistant turn as the API requires: signed thinking and redacted thinking first, then text and
+ * `tool_use`; tool results follow as `tool_result` blocks.
  *
  * Prompt caching: mark breakpoints per request with `providerOptions: Anthropic.cacheBreakpoints(…)`
  * (the last tool, the system prompt, or any message by its position), or turn on automatic caching

@@ -17,6 +17,7 @@ import * as Response from "../../../src/Response.js"
 import * as StreamChunk from "../../../src/StreamChunk.js"
 import * as Fixture from "../../../src/testing/Fixture.js"
 import * as Replay from "../../../src/testing/Replay.js"
+import * as UsageMeter from "../../../src/UsageMeter.js"
 import { awaitSleepUntil } from "../../support/clock.js"
 import { describeRecorded, listRecorded, readRecorded } from "../../support/recorded.js"
 import { decode, frame, own, ownTranscripts } from "./support.js"
@@ -266,6 +267,37 @@ describe("Anthropic over HTTP (Replay)", () => {
       ])
       expect((yield* Replay.requests).length).toBe(0)
     }).pipe(Effect.provide(model), Effect.provide(Replay.layer({ body: "" }))))
+
+  it.effect("the meter counts the answer's final usage, cache reads inside input, and a refused request once", () =>
+    Effect.gen(function*() {
+      const chunks = [...yield* Stream.runCollect(LanguageModel.stream("hi"))]
+      expect(chunks.find((c) => c.type === "cache-read")).toStrictEqual({
+        type: "cache-read",
+        cacheReadTokens: 1024,
+        accumulated: 1024
+      })
+      yield* LanguageModel.chat({ messages: [], providerOptions: Anthropic.cacheBreakpoints(["tools"]) }).pipe(
+        Effect.flip
+      )
+      const counters = {
+        requests: 2,
+        errors: 1,
+        inputTokens: 1049,
+        outputTokens: 12,
+        cacheReadTokens: 1024,
+        cacheWriteTokens: 0,
+        reasoningTokens: 0
+      }
+      expect(yield* UsageMeter.snapshot).toStrictEqual({
+        ...counters,
+        byModel: { "anthropic:claude-sonnet-4-5": counters }
+      })
+      expect((yield* Replay.requests).length).toBe(1)
+    }).pipe(
+      Effect.provide(model),
+      Effect.provide(Replay.layer({ body: own("text.sse") })),
+      Effect.provide(UsageMeter.layer)
+    ))
 
   it.effect("layerConfig reads ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL", () =>
     Effect.gen(function*() {
