@@ -13,7 +13,9 @@ import * as Redacted from "effect/Redacted"
 import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import type * as LanguageModel from "../src/LanguageModel.js"
+import * as Anthropic from "../src/providers/anthropic/index.js"
 import * as OpenAiChat from "../src/providers/openai-chat/index.js"
+import * as OpenAiResponses from "../src/providers/openai-responses/index.js"
 import * as ReplayServer from "../src/testing/ReplayServer.js"
 import * as UsageMeter from "../src/UsageMeter.js"
 import * as Scenario from "./scenario.js"
@@ -52,6 +54,28 @@ const providers: ReadonlyArray<Provider> = [
     replay: (baseUrl) => OpenAiChat.layer({ model: "demo-reasoner-1", baseUrl, apiKey: replayKey }),
     keyVariable: "OPENAI_API_KEY",
     live: () => OpenAiChat.layerConfig({ model: process.env.OPENAI_MODEL ?? "gpt-4.1-mini" })
+  },
+  {
+    title: "Anthropic Messages (Anthropic)",
+    path: "/v1/messages",
+    family: "anthropic",
+    toolTurn: "demo-weather-tool-call.sse",
+    answerTurn: "demo-weather-answer.sse",
+    // The host's base URL leaves out /v1 (as Anthropic's own SDKs read ANTHROPIC_BASE_URL).
+    replay: (baseUrl) =>
+      Anthropic.layer({ model: "claude-demo-1", baseUrl: baseUrl.replace(/\/v1$/, ""), apiKey: replayKey }),
+    keyVariable: "ANTHROPIC_API_KEY",
+    live: () => Anthropic.layerConfig({ model: process.env.ANTHROPIC_MODEL ?? "claude-sonnet-4-5" })
+  },
+  {
+    title: "OpenAI Responses (OpenAiResponses)",
+    path: "/v1/responses",
+    family: "openai-responses",
+    toolTurn: "demo-weather-tool-call.sse",
+    answerTurn: "demo-weather-answer.sse",
+    replay: (baseUrl) => OpenAiResponses.layer({ model: "demo-responses-1", baseUrl, apiKey: replayKey }),
+    keyVariable: "OPENAI_API_KEY",
+    live: () => OpenAiResponses.layerConfig({ model: process.env.OPENAI_RESPONSES_MODEL ?? "gpt-4.1-mini" })
   }
 ]
 

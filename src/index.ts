@@ -33,3 +33,17 @@ export * as UsageMeter from "./UsageMeter.js"
 
 /** The Chat Completions provider: OpenAI, Azure OpenAI and the compatible hosts (see its presets). */
 export * as OpenAiChat from "./providers/openai-chat/index.js"
+
+/**
+ * The Anthropic Messages provider.
+ *
+ * @since 0.1.0
+ */
+export * as Anthropic from "./providers/anthropic/index.js"
+
+/**
+ * The OpenAI Responses API provider: OpenAI, Azure OpenAI, xAI and LM Studio (see its presets).
+ *
+ * @since 0.1.0
+ */
+export * as OpenAiResponses from "./providers/openai-responses/index.js"

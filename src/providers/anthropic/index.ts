@@ -13,6 +13,21 @@
  * (the last tool, the system prompt, or any message by its position), or turn on automatic caching
  * with `providerOptions: { cache_control: { type: "ephemeral" } }`, which is sent as it is.
  *
+ * @example
+ * ```ts
+ * import { FetchHttpClient } from "@effect/platform"
+ * import { Effect, Layer } from "effect"
+ * import { Anthropic, LanguageModel } from "effect-llm-stream"
+ *
+ * // Reads ANTHROPIC_API_KEY (and ANTHROPIC_BASE_URL, if set) through Config.
+ * const Claude = Anthropic.layerConfig({ model: "claude-sonnet-4-5", betas: ["interleaved-thinking-2025-05-14"] })
+ * const answer = LanguageModel.chat({
+ *   messages: [{ role: "user", content: "Think, then answer: 17 × 23?" }],
+ *   reasoning: { budgetTokens: 2048 },
+ *   providerOptions: Anthropic.cacheBreakpoints(["system"])
+ * }).pipe(Effect.provide(Layer.provide(Claude, FetchHttpClient.layer)))
+ * ```
+ *
  * @since 0.1.0
  */
 import type { HttpClient } from "@effect/platform/HttpClient"

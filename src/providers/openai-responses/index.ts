@@ -10,6 +10,19 @@
  * `OpenAiResponses.layerConfig({ model: "gpt-5-mini" })` reads `OPENAI_API_KEY` (and `OPENAI_BASE_URL`,
  * if set) through `Config`; `preset` picks another host (`azure`, `xai`, `lmstudio`).
  *
+ * @example
+ * ```ts
+ * import { FetchHttpClient } from "@effect/platform"
+ * import { Effect, Layer } from "effect"
+ * import { LanguageModel, OpenAiResponses } from "effect-llm-stream"
+ *
+ * // Reads OPENAI_API_KEY through Config; `preset` picks another host (azure, xai, lmstudio).
+ * const Model = OpenAiResponses.layerConfig({ model: "o4-mini" })
+ * const answer = LanguageModel.chat({ messages: [{ role: "user", content: "Hello" }], reasoning: { effort: "low" } }).pipe(
+ *   Effect.provide(Layer.provide(Model, FetchHttpClient.layer))
+ * )
+ * ```
+ *
  * @since 0.1.0
  */
 import type { HttpClient } from "@effect/platform/HttpClient"
