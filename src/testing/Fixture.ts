@@ -13,6 +13,7 @@
  * @since 0.1.0
  */
 import * as RecordingText from "../internal/kit/recordingText.js"
+import * as AnthropicFixture from "../providers/anthropic/fixture.js"
 import * as OpenAiChatFixture from "../providers/openai-chat/fixture.js"
 
 /**
@@ -32,7 +33,7 @@ const encoder = new TextEncoder()
 const sseFramings: Record<Exclude<Family, "bedrock">, (lines: ReadonlyArray<string>) => string> = {
   "openai-chat": OpenAiChatFixture.sseText,
   "openai-responses": RecordingText.typedEvents,
-  anthropic: RecordingText.typedEvents,
+  anthropic: AnthropicFixture.sseText,
   cohere: RecordingText.typedEvents,
   // Gemini frames with CRLF and has no end marker: the stream just closes.
   google: (lines) => RecordingText.dataEvents(lines, "\r\n")
