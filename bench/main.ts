@@ -14,9 +14,12 @@ import { deepStrictEqual } from "node:assert"
 import { spawnSync } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import * as LanguageModel from "../src/LanguageModel.js"
+import * as Anthropic from "../src/providers/anthropic/index.js"
 import * as OpenAiChat from "../src/providers/openai-chat/index.js"
 import * as Response from "../src/Response.js"
 import * as ReplayServer from "../src/testing/ReplayServer.js"
+import * as AnthropicStream from "./anthropic-stream.js"
+import * as FloorAnthropic from "./floor-anthropic.js"
 import * as Floor from "./floor.js"
 import * as ChatStream from "./openai-chat-stream.js"
 import type { Expected } from "./openai-chat-stream.js"
@@ -51,6 +54,15 @@ const scenarios: ReadonlyArray<Scenario> = [
     layer: (baseUrl) => OpenAiChat.layer({ model: "gpt-4.1-mini", baseUrl, apiKey }),
     floor: Floor.run,
     finishReason: "tool_calls"
+  },
+  {
+    name: "Anthropic Messages",
+    path: "/v1/messages",
+    build: () => AnthropicStream.build(),
+    // The Anthropic host's base URL leaves out /v1.
+    layer: (baseUrl) => Anthropic.layer({ model: "claude-sonnet-4-5", baseUrl: baseUrl.replace(/\/v1$/, ""), apiKey }),
+    floor: FloorAnthropic.run,
+    finishReason: "tool_use"
   }
 ]
 
