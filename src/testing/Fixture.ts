@@ -15,6 +15,7 @@
 import * as RecordingText from "../internal/kit/recordingText.js"
 import * as AnthropicFixture from "../providers/anthropic/fixture.js"
 import * as OpenAiChatFixture from "../providers/openai-chat/fixture.js"
+import * as OpenAiResponsesFixture from "../providers/openai-responses/fixture.js"
 
 /**
  * The provider families whose recordings can be framed.
@@ -32,7 +33,7 @@ const encoder = new TextEncoder()
  */
 const sseFramings: Record<Exclude<Family, "bedrock">, (lines: ReadonlyArray<string>) => string> = {
   "openai-chat": OpenAiChatFixture.sseText,
-  "openai-responses": RecordingText.typedEvents,
+  "openai-responses": OpenAiResponsesFixture.sseText,
   anthropic: AnthropicFixture.sseText,
   cohere: RecordingText.typedEvents,
   // Gemini frames with CRLF and has no end marker: the stream just closes.

@@ -5,7 +5,8 @@
  * deltas, reasoning deltas (summary or raw reasoning text) closed by a `reasoning` chunk at the item's
  * end carrying its `encrypted_content` as `redacted` and the item id as `signature` (what the next
  * turn sends back), tool-call deltas and each finished `tool-call`, citations as `source` parts and
- * provider-executed tools as `content-part`s; at the terminal event `usage`, a refusal, `cache-read`
+ * provider-executed tools as `content-part`s, a refusal part when the refusal is complete; at the
+ * terminal event `usage`, `cache-read`
  * and `finish` (or the `error` of `response.failed` / an `error` event). Output items are keyed by
  * `output_index` (GitHub Copilot's proxy rotates `item_id` on every event), by `item_id` without one.
  *
@@ -59,7 +60,9 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
   const assembler = new ToolCall.Assembler()
   let callCount = 0
   let emittedToolCall = false
-  const refusal: Array<string> = []
+  // The refusal streaming now, and whether one went out (the finish is then `content_filter`).
+  let refusal: Array<string> = []
+  let refused = false
   const sources = new Set<string>()
 
   const emit = (out: Out, chunk: StreamChunk.StreamChunk): void => emitter.emit(out, chunk)
@@ -234,19 +237,25 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
 
   // --- the end ---------------------------------------------------------------------------------
 
-  /** Closes what is still open at a terminal event, then emits usage and the refusal. */
+  /** Emits the refusal streamed so far as one part (at its `.done`, or at the end without one). */
+  const flushRefusal = (out: Out): void => {
+    if (refusal.length === 0) return
+    const part: ContentPart.ContentPart = { type: "refusal", text: refusal.join("") }
+    refusal = []
+    refused = true
+    emit(out, StreamChunk.contentPart(part))
+  }
+
+  /** Closes what is still open at a terminal event, then emits usage and the cache counts. */
   const wrapUp = (out: Out, response: Guards.Unchecked<Events.ResponseObject> | undefined): void => {
     for (const state of items) {
       if (state.type === "reasoning") closeReasoning(out, state, undefined)
       else if (state.call !== undefined) finishCall(out, state)
       if (emitter.ended) return
     }
+    flushRefusal(out)
     const usage = Events.usage(response?.usage)
     if (usage !== undefined) usages.push(out, usage, response?.usage)
-    if (refusal.length > 0) {
-      const part: ContentPart.ContentPart = { type: "refusal", text: refusal.join("") }
-      emit(out, StreamChunk.contentPart(part))
-    }
     usages.cache(out)
   }
 
@@ -272,7 +281,7 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
       raw = Guards.isNonEmptyString(details?.reason) ? details.reason : "incomplete"
       reason = details?.reason === undefined ? "length" : StreamChunk.normalizeFinishReason(raw)
     }
-    if (refusal.length > 0) reason = "content_filter"
+    if (refused) reason = "content_filter"
     else if (emittedToolCall && reason === "stop") reason = "tool_calls"
     emitter.finish(out, reason, raw)
   }
@@ -312,7 +321,8 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
       case "response.refusal.delta":
         return text(out, e, "refusal", e.delta)
       case "response.refusal.done":
-        return textDone(out, e, "refusal", e.refusal)
+        textDone(out, e, "refusal", e.refusal)
+        return flushRefusal(out)
       case "response.reasoning_summary_text.delta":
       case "response.reasoning_text.delta":
         if (typeof e.delta === "string") reasoningText(out, itemOf(e, "reasoning"), reasoningPart(e), e.delta)

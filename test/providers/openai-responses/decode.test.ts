@@ -331,7 +331,7 @@ describe("OpenAiResponses decoder: function calls", () => {
 })
 
 describe("OpenAiResponses decoder: refusals, hosted tools, errors", () => {
-  it("reports a refusal as a refusal part and finish content_filter", () => {
+  it("reports a refusal as a refusal part once complete, and finish content_filter", () => {
     const r = (delta: string) =>
       ev({ type: "response.refusal.delta", item_id: "msg_1", output_index: 0, content_index: 0, delta })
     const chunks = decode([
@@ -343,8 +343,15 @@ describe("OpenAiResponses decoder: refusals, hosted tools, errors", () => {
     ])
     expect(chunks).toStrictEqual([
       META,
-      USAGE,
       { type: "content-part", part: { type: "refusal", text: "I can't help." } },
+      USAGE,
+      finish("content_filter")
+    ])
+    // Without its .done, the refusal goes out at the end.
+    expect(decode([created, r("No."), completed])).toStrictEqual([
+      META,
+      { type: "content-part", part: { type: "refusal", text: "No." } },
+      USAGE,
       finish("content_filter")
     ])
     expect(Response.fromChunks(chunks).message).toStrictEqual({
