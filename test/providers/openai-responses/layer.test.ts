@@ -4,65 +4,23 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
-import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
-import { readdirSync, readFileSync } from "node:fs"
+import { readFileSync } from "node:fs"
 import type * as ChatRequest from "../../../src/ChatRequest.js"
-import * as ChunkDecoder from "../../../src/internal/ChunkDecoder.js"
-import * as Sse from "../../../src/internal/framing/Sse.js"
 import * as LanguageModel from "../../../src/LanguageModel.js"
-import * as Decode from "../../../src/providers/openai-responses/decode.js"
 import * as OpenAiResponses from "../../../src/providers/openai-responses/index.js"
 import * as Response from "../../../src/Response.js"
 import * as StreamChunk from "../../../src/StreamChunk.js"
-import * as Fixture from "../../../src/testing/Fixture.js"
 import * as Replay from "../../../src/testing/Replay.js"
 import { settle } from "../../support/clock.js"
-import { describeRecorded, listRecorded, readRecorded } from "../../support/recorded.js"
 
 const ownDir = new URL("../../fixtures/openai-responses/", import.meta.url)
 const own = (name: string): string => readFileSync(new URL(name, ownDir), "utf8")
 const key = Redacted.make("sk-test-abcdef0123456789")
 const model = OpenAiResponses.layer({ model: "gpt-5-mini", apiKey: key, baseUrl: "http://replay.invalid/v1" })
 
-/**
- * What the pure decoder makes of the whole body at once, with the invariant applied. A retryable error
- * before any content fails the attempt, so the transport drops the accounting chunks it held back.
- */
-const expectedFor = (body: string) => {
-  const framer = new Sse.Framer()
-  const events = [...framer.push(new TextEncoder().encode(body)), ...framer.end()]
-  const chunks = Effect.runSync(Stream.runCollect(StreamChunk.ensureTerminal(
-    Stream.fromIterable(ChunkDecoder.decodeAll(Decode.make({ provider: "openai" }), events)),
-    { provider: "openai" }
-  ))).pipe((c) => [...c])
-  const last = chunks.at(-1)
-  return last?.type === "error" && last.error.retryable && !chunks.some(StreamChunk.isContent) ? [last] : chunks
-}
-
-const streamed = (body: string, seed: number, maxRead = 48) =>
-  LanguageModel.stream("hi").pipe(
-    Stream.runCollect,
-    Effect.map((c) => [...c]),
-    Effect.provide(OpenAiResponses.layer({
-      model: "gpt-5-mini",
-      apiKey: key,
-      baseUrl: "http://replay.invalid/v1",
-      retry: { times: 0 }
-    })),
-    Effect.provide(Replay.layer({ body, split: { seed, maxRead } }))
-  )
-
+// Splits, cuts, retries and key hygiene over every transcript and recording: conformance.test.ts.
 describe("OpenAiResponses over HTTP (Replay)", () => {
-  for (const name of readdirSync(ownDir).filter((f) => f.endsWith(".sse")).sort()) {
-    it.effect(`${name}: any split of the bytes gives the chunks the decoder gives the whole body`, () =>
-      Effect.gen(function*() {
-        const body = own(name)
-        const expected = expectedFor(body)
-        for (const seed of [1, 2, 3, 4, 5]) expect(yield* streamed(body, seed)).toStrictEqual(expected)
-      }))
-  }
-
   it.effect("sends the exact URL, headers and body; the key only in the authorization header", () =>
     Effect.gen(function*() {
       yield* LanguageModel.chat({
@@ -294,15 +252,4 @@ describe("OpenAiResponses presets and configuration", () => {
       Effect.provide(Replay.layer([{ body: own("text.sse") }, { body: own("text.sse") }])),
       Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["XAI_API_KEY", "xai-key"]])))
     ))
-})
-
-describeRecorded("openai-responses", () => {
-  for (const file of listRecorded("openai-responses")) {
-    it.live(`${file}: replayed over HTTP with random splits, the same chunks as decoding it whole`, () =>
-      Effect.gen(function*() {
-        const body = Fixture.sseText("openai-responses", readRecorded("openai-responses", file))
-        const expected = expectedFor(body)
-        for (const seed of [11, 12, 13]) expect(yield* streamed(body, seed, 700)).toStrictEqual(expected)
-      }))
-  }
 })
