@@ -92,6 +92,22 @@ export const addCounts = (a: number, b: number): number => {
 }
 
 /**
+ * Whether a provider left reasoning out of its output count, which it says only through its own
+ * total (xAI): the total is input + output + reasoning, and reasoning is not zero.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const reasoningOutsideOutput = (
+  input: number | undefined,
+  output: number | undefined,
+  reasoning: number | undefined,
+  total: number | undefined
+): boolean =>
+  input !== undefined && output !== undefined && reasoning !== undefined && reasoning > 0 &&
+  total === addCounts(addCounts(input, output), reasoning)
+
+/**
  * The provider's usage object to keep as `raw`: the object itself, or `undefined` (dropped, the
  * counts stay) when it nests more than 64 levels deep or holds a number that reads as `Infinity`,
  * because `JSON.stringify` would throw on the one and write `null` for the other.

@@ -235,9 +235,7 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
     const total = Guards.count(u.total_tokens)
     const reasoning = Guards.count(completion?.reasoning_tokens)
     // xAI leaves reasoning out of completion_tokens and says so only through the sum.
-    const both = input !== undefined && output !== undefined ? Usage.addCounts(input, output) : undefined
-    const outputExcludesReasoning = both !== undefined && reasoning !== undefined &&
-      total === Usage.addCounts(both, reasoning) && total !== both
+    const outputExcludesReasoning = Usage.reasoningOutsideOutput(input, output, reasoning, total)
     const next = Usage.normalize({
       input,
       output,

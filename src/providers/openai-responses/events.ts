@@ -138,7 +138,6 @@ export const usage = (u: unknown): Usage.Usage | undefined => {
   const output = Guards.count(u.output_tokens)
   const total = Guards.count(u.total_tokens)
   const reasoning = Guards.count(outDetails?.reasoning_tokens)
-  const both = input !== undefined && output !== undefined ? Usage.addCounts(input, output) : undefined
   return Usage.normalize({
     input,
     output,
@@ -146,7 +145,6 @@ export const usage = (u: unknown): Usage.Usage | undefined => {
     cacheRead: Guards.count(inDetails?.cached_tokens),
     cacheWrite: Guards.count(inDetails?.cache_write_tokens),
     reasoning,
-    outputExcludesReasoning: both !== undefined && reasoning !== undefined && reasoning > 0 &&
-      total === Usage.addCounts(both, reasoning)
+    outputExcludesReasoning: Usage.reasoningOutsideOutput(input, output, reasoning, total)
   })
 }
