@@ -312,8 +312,9 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
     emit(out, StreamChunk.contentPart(part))
   }
 
-  const event = (out: Out, e: Event): void => {
-    switch (e.type) {
+  /** One event of type `type`; `named` is the SSE event name (an `event: error` is an error body). */
+  const event = (out: Out, type: string | undefined, e: Event, named: string | undefined): void => {
+    switch (type) {
       case "response.output_text.delta":
         return text(out, e, "text", e.delta)
       case "response.output_text.done":
@@ -325,14 +326,14 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
         return flushRefusal(out)
       case "response.reasoning_summary_text.delta":
       case "response.reasoning_text.delta":
-        if (typeof e.delta === "string") reasoningText(out, itemOf(e, "reasoning"), reasoningPart(e), e.delta)
+        if (typeof e.delta === "string") reasoningText(out, itemOf(e, "reasoning"), reasoningPart(type, e), e.delta)
         return
       case "response.reasoning_summary_text.done":
       case "response.reasoning_text.done": {
         const state = itemOf(e, "reasoning")
         const whole = e.text
-        if (state.streamed?.has(reasoningPart(e)) !== true && typeof whole === "string") {
-          reasoningText(out, state, reasoningPart(e), whole)
+        if (state.streamed?.has(reasoningPart(type, e)) !== true && typeof whole === "string") {
+          reasoningText(out, state, reasoningPart(type, e), whole)
         }
         return
       }
@@ -360,9 +361,12 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
       case "response.completed":
       case "response.incomplete":
       case "response.failed":
-        return terminal(out, e.type, Guards.isObject<Events.ResponseObject>(e.response) ? e.response : undefined)
+        return terminal(out, type, Guards.isObject<Events.ResponseObject>(e.response) ? e.response : undefined)
       case "error":
         return emitter.fail(out, Errors.fromBody(undefined, e, provider))
+      default:
+        // Events newer than this decoder are skipped, never fatal; but an `event: error` is an error.
+        if (named === "error") return emitter.fail(out, Errors.fromBody(undefined, e, provider))
     }
   }
 
@@ -379,9 +383,18 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
   const push = (sse: Sse.Event, out: Out): void => {
     if (emitter.ended || sse.data === "") return
     const parsed = Guards.parseObject<Events.EventFields>(sse.data)
-    if (parsed === undefined) return emitter.fail(out, protocolError(provider, sse.data))
+    if (parsed === undefined) {
+      // An `event: error` in plain text (a proxy's) is an error; broken JSON is a malformed stream.
+      const text = sse.event === "error" && !/^\s*[[{]/.test(sse.data)
+      return emitter.fail(
+        out,
+        text ? Errors.fromBody(undefined, sse.data, provider) : protocolError(provider, sse.data)
+      )
+    }
     announceFrom(out, parsed)
-    event(out, parsed)
+    // The payload's `type` names the event; a payload without one is named by the SSE event.
+    const type = typeof parsed.type === "string" ? parsed.type : sse.event
+    event(out, type, parsed, sse.event)
   }
 
   // Without a terminal event the response is truncated: `StreamChunk.ensureTerminal` says so.
@@ -397,8 +410,8 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
 const partKey = (kind: 0 | 1 | 2 | 3, index: unknown): number =>
   (ToolCall.isIndex(index) && index < 2 ** 40 ? index : -1) * 4 + kind
 
-const reasoningPart = (e: Event): number =>
-  e.type === "response.reasoning_text.delta" || e.type === "response.reasoning_text.done"
+const reasoningPart = (type: string, e: Event): number =>
+  type === "response.reasoning_text.delta" || type === "response.reasoning_text.done"
     ? partKey(3, e.content_index)
     : partKey(2, e.summary_index)
 

@@ -7,10 +7,9 @@
  * @since 0.1.0
  */
 import * as ErrorBody from "../../internal/kit/ErrorBody.js"
-import type * as LlmError from "../../LlmError.js"
+import * as LlmError from "../../LlmError.js"
 
-/** Maps a Responses API error body (HTTP or in-band) to error data. */
-export const fromBody: ErrorBody.Mapper = ErrorBody.make({
+const tables: ErrorBody.Mapper = ErrorBody.make({
   // Codes more precise than any HTTP status (a 429 `insufficient_quota` is not worth retrying).
   precise: new Map<string, LlmError.ErrorCode>([
     ["insufficient_quota", "quota"],
@@ -52,3 +51,22 @@ export const fromBody: ErrorBody.Mapper = ErrorBody.make({
     ["invalid_request_error", "invalid_request"]
   ])
 })
+
+/**
+ * Maps a Responses API error body (HTTP or in-band) to error data. An in-band error with no code
+ * (OpenAI streams `code: null` with "An error occurred while processing your request…", and a proxy's
+ * plain-text `event: error` has none) and no status is the server's failure: `server`, retryable.
+ */
+export const fromBody: ErrorBody.Mapper = (status, body, provider, extras) => {
+  const info = tables(status, body, provider, extras)
+  if (info.code !== "unknown" || info.status !== undefined || hasCode(body)) return info
+  return LlmError.info({ ...info, code: "server", retryable: undefined })
+}
+
+/** Whether an error body names a code (a non-empty `code`, on the error object or nested). */
+const hasCode = (body: unknown): boolean => {
+  const parsed = typeof body === "string" ? ErrorBody.parse(body) : body
+  const error = ErrorBody.errorObject(parsed)
+  const code = error?.code
+  return code !== undefined && code !== null && code !== ""
+}

@@ -28,6 +28,13 @@ describe("OpenAiResponses error bodies", () => {
     expect(info(undefined, { error: { code: "image_too_large", message: "Big" } }).code).toBe("invalid_request")
     expect(info(undefined, { error: { code: "server_error", message: "Oops" } }).code).toBe("server")
     expect(info(undefined, { error: { code: "something_new", message: "?" } }).code).toBe("unknown")
+    // OpenAI's generic in-band failure names no code: the server's, worth retrying.
+    expect(info(undefined, { type: "error", code: null, message: "An error occurred", param: null }))
+      .toStrictEqual({ code: "server", message: "An error occurred", status: undefined, retryable: true })
+    expect(info(undefined, { error: { type: "error", code: null, message: "Oops" } }).code).toBe("server")
+    expect(info(undefined, "upstream failure").code).toBe("server")
+    // With a status, the status decides as before.
+    expect(info(418, { error: { code: null, message: "Teapot" } }).code).toBe(info(418, "x").code)
   })
 
   it("open-responses servers that say it in words, and bodies that are not JSON", () => {
