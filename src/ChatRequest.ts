@@ -84,7 +84,13 @@ export type UserPart = typeof UserPart.Type
 export const ReasoningPart = Schema.Struct({
   text: Schema.String,
   signature: Schema.optional(Schema.String),
-  redacted: Schema.optional(Schema.String)
+  redacted: Schema.optional(Schema.String),
+  /**
+   * The provider whose signature or opaque data this is (`Response` fills it in from the stream's
+   * metadata). A provider sends back only its own, or untagged, parts: another provider's blob would
+   * be refused (after a fallback or a switch of model mid-conversation).
+   */
+  provider: Schema.optional(Schema.String)
 })
 /**
  * A reasoning block to send back on the next turn.

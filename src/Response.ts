@@ -101,9 +101,13 @@ class Builder {
         this.pendingReasoning.push(chunk.delta)
         return
       case "reasoning": {
-        const part: { text: string; signature?: string; redacted?: string } = { text: chunk.text }
+        const part: { text: string; signature?: string; redacted?: string; provider?: string } = { text: chunk.text }
         if (chunk.signature !== undefined) part.signature = chunk.signature
         if (chunk.redacted !== undefined) part.redacted = chunk.redacted
+        // Whose blob it is: only that provider may get it back (metadata always comes first).
+        if ((chunk.signature !== undefined || chunk.redacted !== undefined) && this.metadata !== undefined) {
+          part.provider = this.metadata.provider
+        }
         this.reasoningParts.push(part)
         // A block that streamed no deltas of its own (redacted, or sent whole) still belongs to the trace.
         if (this.pendingReasoning.length === 0) this.reasoningText.push(chunk.text)

@@ -56,7 +56,11 @@ const expectedToolCalls = [
   serverCall
 ]
 
-const expectedReasoningParts = [{ text: "Let me think.", signature: "sig-1" }, { text: "", redacted: "opaque-blob" }]
+// Tagged with the provider that signed them, from the stream's metadata.
+const expectedReasoningParts = [
+  { text: "Let me think.", signature: "sig-1", provider: "anthropic" },
+  { text: "", redacted: "opaque-blob", provider: "anthropic" }
+]
 
 const expectedFull: Response.Response = {
   text: "The answer is 4.",

@@ -127,7 +127,8 @@ export const cacheBreakpoints = (
 export const make = (options: Options): Effect.Effect<LanguageModel.Service, never, HttpClient> => {
   const encodeOptions: Request.EncodeOptions = {
     model: options.model,
-    maxTokens: options.maxTokens ?? defaultMaxTokens
+    maxTokens: options.maxTokens ?? defaultMaxTokens,
+    provider: options.provider ?? Hosts.hosts.anthropic.provider
   }
   const headers: Record<string, string> = { "anthropic-version": options.version ?? defaultVersion }
   if (options.betas !== undefined && options.betas.length > 0) headers["anthropic-beta"] = options.betas.join(",")

@@ -40,6 +40,8 @@ export interface EncodeOptions {
   readonly model: string
   /** `max_tokens` when the request sets none (the thinking budget is added to it). */
   readonly maxTokens: number
+  /** The provider name this model reports: reasoning parts tagged with another are not sent back. */
+  readonly provider?: string | undefined
 }
 
 /** Builds the exact Messages body for a request, or says why the request cannot be sent. */
@@ -67,7 +69,7 @@ export const encode = (request: ChatRequest.ChatRequest, options: EncodeOptions)
         break
       }
       case "assistant": {
-        const content = assistant(m)
+        const content = assistant(m, options.provider ?? "anthropic")
         if (content.length > 0) messages.push({ role: "assistant", content })
         lastBlocks.push(content[content.length - 1])
         break
@@ -168,10 +170,12 @@ const applyBreakpoint = (
 // Content
 // ---------------------------------------------------------------------------------------------
 
-const assistant = (m: ChatRequest.AssistantMessage): Array<Json> => {
+const assistant = (m: ChatRequest.AssistantMessage, provider: string): Array<Json> => {
   const blocks: Array<Json> = []
-  // Thinking first, signed or redacted exactly as it came: the API checks both.
+  // Thinking first, signed or redacted exactly as it came: the API checks both. Another provider's
+  // blob (after a fallback or a switch of model) would be refused: it is left out.
   for (const r of m.reasoning ?? []) {
+    if (r.provider !== undefined && r.provider !== provider) continue
     if (r.redacted !== undefined) blocks.push({ type: "redacted_thinking", data: r.redacted })
     else if (r.signature !== undefined) blocks.push({ type: "thinking", thinking: r.text, signature: r.signature })
   }

@@ -83,7 +83,8 @@ export const make = (options: Options): Effect.Effect<LanguageModel.Service, nev
       Request.encode(request, {
         model: options.model,
         store: options.store,
-        encryptedReasoning: options.encryptedReasoning
+        encryptedReasoning: options.encryptedReasoning,
+        provider: options.provider ?? Hosts.hosts[options.preset ?? "openai"].provider
       }),
     decoder: (provider) => Decode.make({ provider }),
     errors: Errors.fromBody

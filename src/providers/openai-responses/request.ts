@@ -24,6 +24,8 @@ export interface EncodeOptions {
    * other models answer 400 ("Encrypted content is not supported with this model") when asked.
    */
   readonly encryptedReasoning?: boolean | undefined
+  /** The provider name this model reports: reasoning parts tagged with another are not sent back. */
+  readonly provider?: string | undefined
 }
 
 type Json = Record<string, unknown>
@@ -44,7 +46,7 @@ export const encode = (request: ChatRequest.ChatRequest, options: EncodeOptions)
         input.push({ role: "user", content: typeof m.content === "string" ? m.content : m.content.map(userPart) })
         break
       case "assistant":
-        assistant(m, input)
+        assistant(m, input, options.provider ?? "openai")
         break
       case "tool":
         input.push({
@@ -84,11 +86,13 @@ export const encode = (request: ChatRequest.ChatRequest, options: EncodeOptions)
 // ---------------------------------------------------------------------------------------------
 
 /** An earlier answer, in the order the API produced it: reasoning, then text, then calls. */
-const assistant = (m: ChatRequest.AssistantMessage, input: Array<Json>): void => {
+const assistant = (m: ChatRequest.AssistantMessage, input: Array<Json>, provider: string): void => {
   const calls = m.toolCalls ?? []
   // A reasoning item must be followed by the item it led to: alone it is rejected.
   if (m.content !== "" || calls.length > 0) {
     for (const part of m.reasoning ?? []) {
+      // Another provider's blob (after a fallback or a switch of model) would be refused.
+      if (part.provider !== undefined && part.provider !== provider) continue
       const item = reasoningItem(part)
       if (item !== undefined) input.push(item)
     }

@@ -403,7 +403,12 @@ describeRecorded("anthropic", () => {
         responseId: expected.responseId
       })
       expectText(response.text, expected.text)
-      expect(response.reasoningParts).toStrictEqual(expected.reasoning ?? [])
+      // Every signed or redacted part is tagged with the provider it goes back to.
+      expect(response.reasoningParts).toStrictEqual(
+        (expected.reasoning ?? []).map((part) =>
+          "signature" in part || "redacted" in part ? { ...part, provider: "anthropic" } : part
+        )
+      )
       expect(response.toolCalls.map(({ arguments: args, id, name }) => ({ id, name, arguments: args })))
         .toStrictEqual(expected.toolCalls ?? [])
       const parts = response.contentParts
