@@ -32,6 +32,9 @@ type Item = Guards.Unchecked<Events.OutputItem>
 /** What we know of one output item while it streams. */
 interface ItemState {
   readonly type: string
+  /** The `output_index` and id it is registered under (each set once; Copilot rotates ids). */
+  index: number | undefined
+  id: string | undefined
   /** Reasoning: where this item's text starts in the response's reasoning, and its last part. */
   start: number
   part: number | undefined
@@ -40,6 +43,11 @@ interface ItemState {
   callId: string | undefined
   announced: boolean
   gotArguments: boolean
+  /** Function call: the arguments `added` carried, used only when no delta nor `.done` brings any. */
+  addedArguments: string | undefined
+  /** Reasoning: the blob and item id from `added`, for an item the stream never finishes. */
+  addedBlob: string | undefined
+  addedId: string | undefined
   finished: boolean
   /** The parts that streamed deltas (see {@link partKey}), so a `.done` without deltas is not lost. */
   streamed: Set<number> | undefined
@@ -69,34 +77,59 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
 
   // --- output items ----------------------------------------------------------------------------
 
-  const newItem = (type: string): ItemState => {
+  const newItem = (type: string, index: number | undefined, id: string | undefined): ItemState => {
     const state: ItemState = {
       type,
+      index,
+      id,
       start: reasoning.accumulated.length,
       part: undefined,
       call: undefined,
       callId: undefined,
       announced: false,
       gotArguments: false,
+      addedArguments: undefined,
+      addedBlob: undefined,
+      addedId: undefined,
       finished: false,
       streamed: undefined,
       lastStreamed: undefined
     }
     items.push(state)
+    if (index !== undefined) byIndex.set(index, state)
+    if (id !== undefined) byId.set(id, state)
+    return state
+  }
+
+  /**
+   * The item known by `index`, else by `id` (some servers send one on some events and the other on
+   * others); the key that missed is registered on the item found, once, so later events find it.
+   */
+  const lookup = (index: number | undefined, id: string | undefined): ItemState | undefined => {
+    let state = index !== undefined ? byIndex.get(index) : undefined
+    if (state === undefined) {
+      if (id === undefined) return undefined
+      state = byId.get(id)
+      // An item already placed at another index is another item (its id reused).
+      if (state === undefined || index === undefined) return state
+      if (state.index !== undefined) return undefined
+      state.index = index
+      byIndex.set(index, state)
+      return state
+    }
+    if (id !== undefined && state.id === undefined && !byId.has(id)) {
+      state.id = id
+      byId.set(id, state)
+    }
     return state
   }
 
   /** The item an event belongs to; one is created when an event names an item never announced. */
-  const itemOf = (e: Event, type: string): ItemState => {
-    const id = Guards.isNonEmptyString(e.item_id) ? e.item_id : undefined
+  const itemOf = (e: Event, type: string, itemId: unknown = e.item_id): ItemState => {
+    const id = Guards.isNonEmptyString(itemId) ? itemId : undefined
     // An event naming no item at all belongs to one shared anonymous item.
     const index = ToolCall.isIndex(e.output_index) ? e.output_index : id === undefined ? -1 : undefined
-    const known = index !== undefined ? byIndex.get(index) : id !== undefined ? byId.get(id) : undefined
-    if (known !== undefined) return known
-    const state = newItem(type)
-    if (index !== undefined) byIndex.set(index, state)
-    if (id !== undefined) byId.set(id, state)
-    return state
+    return lookup(index, id) ?? newItem(type, index, id)
   }
 
   const added = (out: Out, e: Event, item: Item): void => {
@@ -104,23 +137,26 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
     const index = ToolCall.isIndex(e.output_index) ? e.output_index : undefined
     const id = Guards.isNonEmptyString(item.id) ? item.id : undefined
     // An item announced twice (a proxy repeating the event) is still one item: one call, not two.
-    const known = index !== undefined ? byIndex.get(index) : id !== undefined ? byId.get(id) : undefined
+    const known = lookup(index, id)
     if (known !== undefined && known.type === type) return
     // Reasoning items do not overlap: one never closed ends where the next begins.
     if (type === "reasoning") reasoning.close(out)
-    const state = newItem(type)
-    if (index !== undefined) byIndex.set(index, state)
-    if (id !== undefined) byId.set(id, state)
+    const state = newItem(type, index, id)
     if (type === "function_call") {
       callFor(state, item)
-      // Some servers send whole calls: arguments on the item itself.
-      if (Guards.isNonEmptyString(item.arguments)) fragment(out, state, item.arguments)
+      // Some servers send whole calls: arguments on the item itself. Others send them here and
+      // stream them again, so they wait for the end of the call, used only if nothing else came.
+      if (Guards.isNonEmptyString(item.arguments)) state.addedArguments = item.arguments
+    } else if (type === "reasoning" && Guards.isNonEmptyString(item.encrypted_content)) {
+      // A stream cut off before the item's `done` still gives back what `added` carried.
+      state.addedBlob = item.encrypted_content
+      state.addedId = id
     }
   }
 
   const done = (out: Out, e: Event, item: Item): void => {
     const type = typeof item.type === "string" ? item.type : ""
-    const state = itemOf(e, type)
+    const state = itemOf(e, type, item.id)
     switch (type) {
       case "reasoning":
         return closeReasoning(out, state, item)
@@ -166,10 +202,16 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
       const texts = [...textsOf(item.summary, "summary_text"), ...textsOf(item.content, "")]
       texts.forEach((text, i) => reasoningText(out, state, i, text))
     }
-    // The finished item's blob (it differs from the one on `added`) goes back next turn, under its id.
-    if (Guards.isNonEmptyString(item?.encrypted_content)) {
-      if (Guards.isNonEmptyString(item.id)) reasoning.sign(item.id)
-      reasoning.redact(out, item.encrypted_content)
+    // The finished item's blob (it differs from the one on `added`) goes back next turn, under its
+    // id; without a finished one, the blob `added` carried.
+    const finished = Guards.isNonEmptyString(item?.encrypted_content) ? item : undefined
+    const blob = finished !== undefined ? finished.encrypted_content : state.addedBlob
+    if (blob !== undefined) {
+      const id = finished !== undefined
+        ? (Guards.isNonEmptyString(finished.id) ? finished.id : undefined)
+        : state.addedId
+      if (id !== undefined) reasoning.sign(id)
+      reasoning.redact(out, blob)
     }
     reasoning.close(out)
   }
@@ -216,6 +258,7 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
 
   const finishCall = (out: Out, state: ItemState): void => {
     if (state.call === undefined || state.finished) return
+    if (!state.gotArguments && state.addedArguments !== undefined) fragment(out, state, state.addedArguments)
     state.finished = true
     if (!state.announced) announce(out, state, state.call, "")
     const call = assembler.finish(state.call)

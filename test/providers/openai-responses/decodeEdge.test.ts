@@ -18,6 +18,7 @@ const created = ev({
   type: "response.created",
   response: { id: "resp_1", model: "gpt-test", status: "in_progress", usage: null }
 })
+const completed = ev({ type: "response.completed", response: { id: "resp_1", model: "gpt-test", status: "completed" } })
 const META = { type: "metadata", provider: "openai", model: "gpt-test", responseId: "resp_1" }
 
 describe("OpenAiResponses decoder: `event: error` without a `type`", () => {
@@ -70,6 +71,123 @@ describe("OpenAiResponses decoder: `event: error` without a `type`", () => {
       type: "error",
       error: { code: "protocol" }
     })
+  })
+})
+
+describe("OpenAiResponses decoder: items keyed by index on some events and by id on others", () => {
+  it("finds a call announced without output_index by its item_id, and remembers its index", () => {
+    expect(decode([
+      created,
+      ev({
+        type: "response.output_item.added",
+        item: { id: "fc_1", type: "function_call", call_id: "call_1", name: "f", arguments: "" }
+      }),
+      ev({ type: "response.function_call_arguments.delta", output_index: 0, item_id: "fc_1", delta: `{"a":` }),
+      ev({ type: "response.function_call_arguments.delta", output_index: 0, item_id: "fc_rotated", delta: "1}" }),
+      ev({ type: "response.function_call_arguments.done", output_index: 0, item_id: "fc_1", arguments: `{"a":1}` }),
+      completed
+    ])).toStrictEqual([
+      META,
+      { type: "tool-call-delta", index: 0, argumentsDelta: `{"a":`, id: "call_1", name: "f" },
+      // The decoder names the id on the first fragment; the stream repeats it on every one.
+      { type: "tool-call-delta", index: 0, argumentsDelta: "1}" },
+      {
+        type: "tool-call",
+        toolCall: { index: 0, id: "call_1", name: "f", arguments: { a: 1 }, rawArguments: `{"a":1}` }
+      },
+      { type: "finish", reason: "tool_calls", rawReason: "completed" }
+    ])
+  })
+
+  it("closes reasoning streamed by item_id once when output_item.done names it by output_index", () => {
+    expect(decode([
+      created,
+      ev({ type: "response.reasoning_summary_text.delta", item_id: "rs_1", summary_index: 0, delta: "Think" }),
+      ev({
+        type: "response.output_item.done",
+        output_index: 0,
+        item: { id: "rs_1", type: "reasoning", summary: [{ type: "summary_text", text: "Think" }] }
+      }),
+      completed
+    ])).toStrictEqual([
+      META,
+      { type: "reasoning-delta", delta: "Think", accumulated: "Think" },
+      { type: "reasoning", text: "Think" },
+      { type: "finish", reason: "stop", rawReason: "completed" }
+    ])
+  })
+})
+
+describe("OpenAiResponses decoder: arguments on output_item.added", () => {
+  const fn = (args: string) => ({ id: "fc_1", type: "function_call", call_id: "call_1", name: "f", arguments: args })
+
+  it("does not double arguments sent whole on added and then streamed", () => {
+    expect(decode([
+      created,
+      ev({ type: "response.output_item.added", output_index: 0, item: fn(`{"a":1}`) }),
+      ev({ type: "response.function_call_arguments.delta", output_index: 0, item_id: "fc_1", delta: `{"a":1}` }),
+      ev({ type: "response.function_call_arguments.done", output_index: 0, item_id: "fc_1", arguments: `{"a":1}` }),
+      ev({ type: "response.output_item.done", output_index: 0, item: fn(`{"a":1}`) }),
+      completed
+    ])).toStrictEqual([
+      META,
+      { type: "tool-call-delta", index: 0, argumentsDelta: `{"a":1}`, id: "call_1", name: "f" },
+      {
+        type: "tool-call",
+        toolCall: { index: 0, id: "call_1", name: "f", arguments: { a: 1 }, rawArguments: `{"a":1}` }
+      },
+      { type: "finish", reason: "tool_calls", rawReason: "completed" }
+    ])
+  })
+
+  it("still uses arguments sent only on added when nothing else brings them", () => {
+    expect(decode([
+      created,
+      ev({ type: "response.output_item.added", output_index: 0, item: fn(`{"a":1}`) }),
+      completed
+    ])).toStrictEqual([
+      META,
+      { type: "tool-call-delta", index: 0, argumentsDelta: `{"a":1}`, id: "call_1", name: "f" },
+      {
+        type: "tool-call",
+        toolCall: { index: 0, id: "call_1", name: "f", arguments: { a: 1 }, rawArguments: `{"a":1}` }
+      },
+      { type: "finish", reason: "tool_calls", rawReason: "completed" }
+    ])
+  })
+})
+
+describe("OpenAiResponses decoder: a reasoning item cut off before its done", () => {
+  it("keeps the blob and id from added when the response ends during reasoning", () => {
+    expect(decode([
+      created,
+      ev({
+        type: "response.output_item.added",
+        output_index: 0,
+        item: { id: "rs_1", type: "reasoning", encrypted_content: "enc_added", summary: [] }
+      }),
+      ev({
+        type: "response.reasoning_summary_text.delta",
+        output_index: 0,
+        item_id: "rs_1",
+        summary_index: 0,
+        delta: "Hm"
+      }),
+      ev({
+        type: "response.incomplete",
+        response: {
+          id: "resp_1",
+          model: "gpt-test",
+          status: "incomplete",
+          incomplete_details: { reason: "max_output_tokens" }
+        }
+      })
+    ])).toStrictEqual([
+      META,
+      { type: "reasoning-delta", delta: "Hm", accumulated: "Hm" },
+      { type: "reasoning", text: "Hm", signature: "rs_1", redacted: "enc_added" },
+      { type: "finish", reason: "length", rawReason: "max_output_tokens" }
+    ])
   })
 })
 
