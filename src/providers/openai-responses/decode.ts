@@ -204,12 +204,10 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
     }
     // The finished item's blob (it differs from the one on `added`) goes back next turn, under its
     // id; without a finished one, the blob `added` carried.
-    const finished = Guards.isNonEmptyString(item?.encrypted_content) ? item : undefined
-    const blob = finished !== undefined ? finished.encrypted_content : state.addedBlob
+    const finished = Guards.isNonEmptyString(item?.encrypted_content) ? item.encrypted_content : undefined
+    const blob = finished ?? state.addedBlob
     if (blob !== undefined) {
-      const id = finished !== undefined
-        ? (Guards.isNonEmptyString(finished.id) ? finished.id : undefined)
-        : state.addedId
+      const id = finished === undefined ? state.addedId : Guards.isNonEmptyString(item?.id) ? item.id : undefined
       if (id !== undefined) reasoning.sign(id)
       reasoning.redact(out, blob)
     }
