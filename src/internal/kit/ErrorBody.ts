@@ -56,7 +56,7 @@ interface ErrorFields {
   readonly title: string
 }
 
-/** An error object: any field may be present, none checked. */
+/** An error object: its fields may be present, none is checked yet. */
 export type ErrorObject = Guards.Unchecked<ErrorFields> & { readonly [field: string]: unknown }
 
 const defaultCodeFields: ReadonlyArray<string> = ["code", "type"]
