@@ -352,7 +352,11 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
     const data = event.data
     if (data === "") return
     if (Events.isDone(data)) return done(out)
-    if (event.event === "error") return emitter.fail(out, Errors.fromBody(undefined, data, provider))
+    if (event.event === "error") {
+      // A JSON body cut short is a broken stream, not the provider's words (plain text is its words).
+      const cut = /^\s*[[{]/.test(data) && Guards.parseObject(data) === undefined && !isJsonArray(data)
+      return emitter.fail(out, cut ? protocolError(provider, data) : Errors.fromBody(undefined, data, provider))
+    }
     const parsed = Guards.parseObject<Events.ChatCompletionChunk>(data)
     if (parsed === undefined) return emitter.fail(out, protocolError(provider, data))
     announceFrom(out, parsed)
@@ -375,3 +379,12 @@ const failedFinish: ReadonlyMap<string, LlmError.ErrorCode> = new Map<string, Ll
   ["error", "server"],
   ["insufficient_system_resource", "overloaded"]
 ])
+
+/** Whether a text is a JSON array (an error body may be one). */
+const isJsonArray = (text: string): boolean => {
+  try {
+    return Array.isArray(JSON.parse(text))
+  } catch {
+    return false
+  }
+}

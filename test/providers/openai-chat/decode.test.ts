@@ -590,6 +590,23 @@ describe("OpenAiChat decoder: errors and the end of the stream", () => {
     })
   })
 
+  it("an event: error whose JSON was cut short is a protocol error; plain text is the provider's own error", () => {
+    expect(decode([event("{\"error\":{\"message\":\"overl", { event: "error" })])[1]).toStrictEqual({
+      type: "error",
+      error: {
+        code: "protocol",
+        message: "The stream sent an event that is not a JSON object: \"{\\\"error\\\":{\\\"message\\\":\\\"overl\"",
+        retryable: false,
+        provider: "openai"
+      }
+    })
+    const text = decode([event("upstream timed out", { event: "error" })])[1]
+    expect(text?.type === "error" && [text.error.code, text.error.message]).toStrictEqual([
+      "unknown",
+      "upstream timed out"
+    ])
+  })
+
   it("turns data that is not a JSON object into a protocol error quoting at most 200 characters", () => {
     const html = "<html>" + "x".repeat(500)
     expect(decode([event(html), DONE])).toStrictEqual([
