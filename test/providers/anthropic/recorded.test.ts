@@ -9,15 +9,9 @@ import type * as ContentPart from "../../../src/ContentPart.js"
 import * as Response from "../../../src/Response.js"
 import * as StreamChunk from "../../../src/StreamChunk.js"
 import * as Fixture from "../../../src/testing/Fixture.js"
+import { expectText, type Long, shapeOf } from "../../support/expectations.js"
 import { describeRecorded, listRecorded, readRecorded } from "../../support/recorded.js"
 import { decode, frame } from "./support.js"
-
-/** A long text, pinned by its ends and its length in UTF-16 code units. */
-interface Long {
-  readonly prefix: string
-  readonly suffix: string
-  readonly length: number
-}
 
 interface Expected {
   readonly model: string
@@ -356,18 +350,6 @@ const expectations: Record<string, Expected> = {
 }
 
 /** The chunk types in order, runs of one type written `type×n`. */
-const shapeOf = (chunks: ReadonlyArray<StreamChunk.StreamChunk>): string => {
-  const runs: Array<string> = []
-  let i = 0
-  while (i < chunks.length) {
-    let j = i
-    while (j < chunks.length && chunks[j]!.type === chunks[i]!.type) j++
-    runs.push(j - i === 1 ? chunks[i]!.type : `${chunks[i]!.type}×${j - i}`)
-    i = j
-  }
-  return runs.join(" ")
-}
-
 const describePart = (part: ContentPart.ContentPart): string => {
   switch (part.type) {
     case "provider-tool":
@@ -377,12 +359,6 @@ const describePart = (part: ContentPart.ContentPart): string => {
     default:
       return part.type
   }
-}
-
-const expectText = (actual: string, expected: string | Long): void => {
-  if (typeof expected === "string") return expect(actual).toBe(expected)
-  expect([actual.slice(0, expected.prefix.length), actual.slice(-expected.suffix.length), actual.length])
-    .toStrictEqual([expected.prefix, expected.suffix, expected.length])
 }
 
 describeRecorded("anthropic", () => {

@@ -9,14 +9,8 @@ import type * as Sse from "../../../src/internal/framing/Sse.js"
 import * as Decode from "../../../src/providers/openai-chat/decode.js"
 import * as Response from "../../../src/Response.js"
 import * as StreamChunk from "../../../src/StreamChunk.js"
+import { expectText, type Long, shapeOf } from "../../support/expectations.js"
 import { describeRecorded, listRecorded, readRecorded } from "../../support/recorded.js"
-
-/** A long text, pinned by its ends and its length in UTF-16 code units. */
-interface Long {
-  readonly prefix: string
-  readonly suffix: string
-  readonly length: number
-}
 
 interface Expected {
   readonly provider: string
@@ -262,24 +256,6 @@ const events = (lines: ReadonlyArray<string>): Array<Sse.Event> =>
   [...lines, "[DONE]"].map((data) => ({ event: "message", data, id: undefined }))
 
 /** The chunk types in order, runs of one type written `type×n`. */
-const shapeOf = (chunks: ReadonlyArray<StreamChunk.StreamChunk>): string => {
-  const runs: Array<string> = []
-  let i = 0
-  while (i < chunks.length) {
-    let j = i
-    while (j < chunks.length && chunks[j]!.type === chunks[i]!.type) j++
-    runs.push(j - i === 1 ? chunks[i]!.type : `${chunks[i]!.type}×${j - i}`)
-    i = j
-  }
-  return runs.join(" ")
-}
-
-const expectText = (actual: string, expected: string | Long): void => {
-  if (typeof expected === "string") return expect(actual).toBe(expected)
-  expect([actual.slice(0, expected.prefix.length), actual.slice(-expected.suffix.length), actual.length])
-    .toStrictEqual([expected.prefix, expected.suffix, expected.length])
-}
-
 describeRecorded("openai-chat", () => {
   it("has an expectation for every recording, and a recording for every expectation", () => {
     expect(listRecorded("openai-chat")).toStrictEqual(Object.keys(expectations).sort())

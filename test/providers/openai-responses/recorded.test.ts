@@ -12,14 +12,8 @@ import * as Decode from "../../../src/providers/openai-responses/decode.js"
 import * as Request from "../../../src/providers/openai-responses/request.js"
 import * as Response from "../../../src/Response.js"
 import * as StreamChunk from "../../../src/StreamChunk.js"
+import { expectText, type Long, shapeOf } from "../../support/expectations.js"
 import { describeRecorded, listRecorded, readRecorded } from "../../support/recorded.js"
-
-/** A long text, pinned by its ends and its length in UTF-16 code units. */
-interface Long {
-  readonly prefix: string
-  readonly suffix: string
-  readonly length: number
-}
 
 interface Expected {
   readonly provider: string
@@ -321,24 +315,6 @@ const decodeFile = (file: string, provider = "openai") =>
   decodeAll(Decode.make({ provider }), events(readRecorded("openai-responses", file)))
 
 /** The chunk types in order, runs of one type written `type×n`. */
-const shapeOf = (chunks: ReadonlyArray<StreamChunk.StreamChunk>): string => {
-  const runs: Array<string> = []
-  let i = 0
-  while (i < chunks.length) {
-    let j = i
-    while (j < chunks.length && chunks[j]!.type === chunks[i]!.type) j++
-    runs.push(j - i === 1 ? chunks[i]!.type : `${chunks[i]!.type}×${j - i}`)
-    i = j
-  }
-  return runs.join(" ")
-}
-
-const expectText = (actual: string | undefined, expected: string | Long): void => {
-  if (typeof expected === "string") return expect(actual).toBe(expected)
-  expect([actual?.slice(0, expected.prefix.length), actual?.slice(-expected.suffix.length), actual?.length])
-    .toStrictEqual([expected.prefix, expected.suffix, expected.length])
-}
-
 const partName = (part: Response.Response["contentParts"][number]): string =>
   part.type === "provider-tool"
     ? `provider-tool:${part.kind}:${part.name}`
