@@ -11,6 +11,7 @@ import type { HttpClient } from "@effect/platform/HttpClient"
 import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
@@ -63,8 +64,11 @@ export interface Spec<Ev> {
   readonly wire: Wire<Ev>
   /** Fixed headers (`anthropic-version`, beta flags): below `options.headers`, so a user can replace them. */
   readonly headers?: Readonly<Record<string, string>> | undefined
-  /** The request body for a request. */
-  readonly encode: (request: ChatRequest.ChatRequest) => unknown
+  /**
+   * The request body for a request, or why the request cannot be sent (a `Left`, answered with one
+   * `invalid_request` error chunk before any request).
+   */
+  readonly encode: (request: ChatRequest.ChatRequest) => Either.Either<unknown, string>
   /** A fresh decoder for one attempt. */
   readonly decoder: (provider: string) => ChunkDecoder<Ev>
   /** The provider's error mapping (`ErrorBody.make(tables)`), for HTTP error bodies. */
@@ -132,12 +136,14 @@ export const make = <Ev>(spec: Spec<Ev>): Effect.Effect<LanguageModel.Service, n
           ...options.headers,
           ...request.headers
         }
+        const body = spec.encode(request)
+        if (Either.isLeft(body)) return configError("invalid_request", body.left, provider)
         if (key !== undefined) authorize(headers, host.auth, key)
         return Transport.streamWith<Ev>(client, {
           provider,
           url,
           headers,
-          body: spec.encode(request),
+          body: body.right,
           secrets,
           framer,
           decoder,

@@ -32,17 +32,12 @@
  */
 import type { HttpClient } from "@effect/platform/HttpClient"
 import type * as ConfigError from "effect/ConfigError"
-import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
+import type * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Stream from "effect/Stream"
-import * as ChatRequest from "../../ChatRequest.js"
 import * as Hosts from "../../internal/kit/Hosts.js"
 import * as Provider from "../../internal/kit/Provider.js"
 import * as LanguageModel from "../../LanguageModel.js"
-import * as LlmError from "../../LlmError.js"
 import type * as ProviderOptions from "../../ProviderOptions.js"
-import * as StreamChunk from "../../StreamChunk.js"
 import * as Decode from "./decode.js"
 import * as Errors from "./errors.js"
 import * as Request from "./request.js"
@@ -132,43 +127,18 @@ export const make = (options: Options): Effect.Effect<LanguageModel.Service, nev
   }
   const headers: Record<string, string> = { "anthropic-version": options.version ?? defaultVersion }
   if (options.betas !== undefined && options.betas.length > 0) headers["anthropic-beta"] = options.betas.join(",")
-  return Effect.map(
-    Provider.make({
-      options,
-      host: Hosts.hosts.anthropic,
-      provider: options.provider,
-      path: "v1/messages",
-      wire: Provider.sse,
-      headers,
-      // A request that cannot be encoded never gets here: `refuseInvalid` answers it first.
-      encode: (request) => Either.getOrElse(Request.encode(request, encodeOptions), () => ({})),
-      decoder: (provider) => Decode.make({ provider }),
-      errors: Errors.fromBody
-    }),
-    (service) => refuseInvalid(service, encodeOptions)
-  )
-}
-
-/**
- * Answers a request whose cache breakpoints point nowhere with one `invalid_request` error chunk,
- * before any request is sent (the only way `Request.encode` fails); through a service of its own,
- * so the meter counts it once, as an error.
- */
-const refuseInvalid = (service: LanguageModel.Service, encodeOptions: Request.EncodeOptions): LanguageModel.Service => {
-  const { model, provider } = service
-  return {
-    ...service,
-    stream: (input) => {
-      const request = ChatRequest.make(input)
-      if (request.providerOptions?.[Request.cacheBreakpointsKey] === undefined) return service.stream(request)
-      const encoded = Request.encode(request, encodeOptions)
-      if (Either.isRight(encoded)) return service.stream(request)
-      const error = LlmError.info({ code: "invalid_request", message: encoded.left, provider, retryable: false })
-      return LanguageModel.make({ provider, model, stream: () => Stream.succeed(StreamChunk.error(error)) }).stream(
-        request
-      )
-    }
-  }
+  return Provider.make({
+    options,
+    host: Hosts.hosts.anthropic,
+    provider: options.provider,
+    path: "v1/messages",
+    wire: Provider.sse,
+    headers,
+    // Cache breakpoints that point nowhere: one invalid_request chunk, before any request.
+    encode: (request) => Request.encode(request, encodeOptions),
+    decoder: (provider) => Decode.make({ provider }),
+    errors: Errors.fromBody
+  })
 }
 
 /**

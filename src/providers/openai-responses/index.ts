@@ -28,6 +28,7 @@
 import type { HttpClient } from "@effect/platform/HttpClient"
 import type * as ConfigError from "effect/ConfigError"
 import type * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Hosts from "../../internal/kit/Hosts.js"
 import * as Provider from "../../internal/kit/Provider.js"
@@ -80,12 +81,12 @@ export const make = (options: Options): Effect.Effect<LanguageModel.Service, nev
     path: "responses",
     wire: Provider.sse,
     encode: (request) =>
-      Request.encode(request, {
+      Either.right(Request.encode(request, {
         model: options.model,
         store: options.store,
         encryptedReasoning: options.encryptedReasoning,
         provider: options.provider ?? Hosts.hosts[options.preset ?? "openai"].provider
-      }),
+      })),
     decoder: (provider) => Decode.make({ provider }),
     errors: Errors.fromBody
   })

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
@@ -37,7 +38,7 @@ const model = (h: Hosts.Host, options?: { readonly apiKey?: string; readonly bas
       path: "/v9/chat",
       wire: Provider.sse,
       headers: { "x-fixed": "fixed", "x-version": "1" },
-      encode: (request) => ({ n: request.messages.length }),
+      encode: (request) => Either.right({ n: request.messages.length }),
       decoder: (provider) => Decode.make({ provider }),
       errors: ErrorBody.make({})
     })
@@ -102,6 +103,32 @@ describe("Provider.make", () => {
       ])
       expect((yield* Replay.requests).length).toBe(0)
     }).pipe(Effect.provide(Replay.layer({ body }))))
+
+  it.effect("a request the provider cannot encode is one invalid_request chunk, with no request", () =>
+    Effect.gen(function*() {
+      const refusing = Layer.effect(
+        LanguageModel.LanguageModel,
+        Provider.make({
+          options: { model: "m", apiKey: Redacted.make("toy-key-123456") },
+          host: host("bearer"),
+          path: "chat",
+          wire: Provider.sse,
+          encode: () => Either.left("a breakpoint points at message 9, which does not exist"),
+          decoder: (provider) => Decode.make({ provider }),
+          errors: ErrorBody.make({})
+        })
+      )
+      expect(yield* chunks.pipe(Effect.provide(refusing))).toStrictEqual([{
+        type: "error",
+        error: {
+          code: "invalid_request",
+          message: "a breakpoint points at message 9, which does not exist",
+          retryable: false,
+          provider: "toy"
+        }
+      }])
+      expect((yield* Replay.requests).length).toBe(0)
+    }).pipe(Effect.provide(Replay.layer({ body }))))
 })
 
 describe("Provider.layerConfig", () => {
@@ -112,7 +139,7 @@ describe("Provider.layerConfig", () => {
         host: h,
         path: "chat",
         wire: Provider.sse,
-        encode: () => ({}),
+        encode: () => Either.right({}),
         decoder: (provider) => Decode.make({ provider }),
         errors: ErrorBody.make({})
       }))
