@@ -69,6 +69,24 @@ export const hosts = {
   alibaba: cloud("alibaba", "https://dashscope-intl.aliyuncs.com/compatible-mode/v1", "DASHSCOPE_API_KEY", {
     baseUrlEnv: "DASHSCOPE_BASE_URL"
   }),
+  // Gemini (Google AI Studio): the Developer API root; the model goes in the path.
+  google: cloud("google", "https://generativelanguage.googleapis.com/v1beta", "GEMINI_API_KEY", {
+    auth: "x-goog-api-key"
+  }),
+  // Cohere's v2 API: the provider's path carries `v2/chat`.
+  cohere: cloud("cohere", "https://api.cohere.com", "COHERE_API_KEY"),
+  // Amazon Bedrock: the endpoint comes from the region; the key, when there is one, is a Bedrock API
+  // key (a bearer token); without it requests are signed with AWS credentials (SigV4).
+  bedrock: {
+    provider: "bedrock",
+    baseUrl: "",
+    apiKeyEnv: "AWS_BEARER_TOKEN_BEDROCK",
+    baseUrlEnv: "BEDROCK_BASE_URL",
+    requiresKey: false,
+    auth: "bearer"
+  },
+  // Ollama's native API (`/api/chat`): the server root, as Ollama's own clients read it from OLLAMA_HOST.
+  ollamaNative: local("ollama", "http://localhost:11434", "OLLAMA_HOST"),
   ollama: local("ollama", "http://localhost:11434/v1", "OLLAMA_BASE_URL"),
   vllm: local("vllm", "http://localhost:8000/v1", "VLLM_BASE_URL"),
   lmstudio: local("lmstudio", "http://localhost:1234/v1", "LMSTUDIO_BASE_URL"),
