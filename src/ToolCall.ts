@@ -33,7 +33,12 @@ export const ToolCall = Schema.Struct({
   name: Schema.String,
   arguments: Schema.Unknown,
   rawArguments: Schema.String,
-  parseError: Schema.optional(Schema.String)
+  parseError: Schema.optional(Schema.String),
+  /**
+   * An opaque signature the provider attached to the call itself (Gemini's `thoughtSignature` on a
+   * `functionCall` part), which that provider requires back on the same call in the next turn.
+   */
+  signature: Schema.optional(Schema.String)
 })
 
 /**
