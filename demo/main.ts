@@ -20,13 +20,14 @@ import * as ReplayServer from "../src/testing/ReplayServer.js"
 import * as UsageMeter from "../src/UsageMeter.js"
 import * as Scenario from "./scenario.js"
 
+/** A transcript of ours, as text. */
 const transcript = (family: string, name: string): string =>
   readFileSync(fileURLToPath(new URL(`../test/fixtures/${family}/${name}`, import.meta.url)), "utf8")
 
-/** Cuts a transcript into small reads so the answer visibly streams. */
-const reads = (text: string, size = 96): Array<string> => {
-  const out: Array<string> = []
-  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size))
+/** Cuts a body into small reads so the answer visibly streams. */
+const reads = (body: string | Uint8Array, size = 96): Array<string | Uint8Array> => {
+  const out: Array<string | Uint8Array> = []
+  for (let i = 0; i < body.length; i += size) out.push(body.slice(i, i + size))
   return out
 }
 
@@ -37,6 +38,10 @@ interface Provider {
   readonly family: string
   readonly toolTurn: string
   readonly answerTurn: string
+  /** The wire body of a transcript (default: the file's text as it is). */
+  readonly wire?: (text: string) => string | Uint8Array
+  /** The content type the replay server labels the body with (default `text/event-stream`). */
+  readonly contentType?: string
   readonly replay: (baseUrl: string) => Layer.Layer<LanguageModel.LanguageModel, never, HttpClient>
   readonly keyVariable: string
   readonly live: () => Layer.Layer<LanguageModel.LanguageModel, unknown, HttpClient>
@@ -91,14 +96,20 @@ const conversation = (title: string, model: Layer.Layer<LanguageModel.LanguageMo
     )
   )
 
+/** A request that carries a tool's result, in any provider's words. */
+const secondTurn = /"role":"tool"|"tool_result"|"function_call_output"|"functionResponse"|"toolResult"/
+
 const replayed = Effect.gen(function*() {
   const routes: Record<string, ReplayServer.Routes[string]> = {}
   for (const p of providers) {
-    const toolTurn = transcript(p.family, p.toolTurn)
-    const answerTurn = transcript(p.family, p.answerTurn)
+    const wire = p.wire ?? ((text: string) => text)
+    const toolTurn = wire(transcript(p.family, p.toolTurn))
+    const answerTurn = wire(transcript(p.family, p.answerTurn))
+    const headers = { "content-type": p.contentType ?? "text/event-stream" }
     // The second turn carries the tool's result: each wire format names it its own way.
     routes[p.path] = (body) => ({
-      reads: reads(/"role":"tool"|"tool_result"|"function_call_output"/.test(body) ? answerTurn : toolTurn),
+      headers,
+      reads: reads(secondTurn.test(body) ? answerTurn : toolTurn),
       paceMs: 15
     })
   }
