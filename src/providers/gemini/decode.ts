@@ -1,0 +1,521 @@
+/**
+ * The Gemini stream decoder (`streamGenerateContent?alt=sse`): SSE events in, `StreamChunk`s out.
+ * One pure, synchronous state machine; one `JSON.parse` per event, guards on the fields it reads.
+ *
+ * Each event is a partial response; only the first candidate is read. What it emits:
+ * - `metadata` (model from `modelVersion`, `responseId`) at the first event;
+ * - text parts as `text-delta`; `thought: true` parts as `reasoning-delta`, the run closed (one
+ *   `reasoning` chunk) when other output begins or the candidate finishes;
+ * - `thoughtSignature`: on a thought part it signs that run; on a text part it is a `reasoning`
+ *   chunk of its own with empty text and the signature (so the next turn puts it back on a text
+ *   part); on a `functionCall` part it is the finished call's `ToolCall.signature`;
+ * - whole `functionCall` parts as one `tool-call-delta` (the whole arguments, as JSON) and the
+ *   `tool-call`; ids are `functionCall.id`, else `<responseId>_call_<n>` (`n` counts this
+ *   response's calls, so the id is the same however the bytes were split);
+ * - Vertex argument streaming (`streamFunctionCallArguments`): `{name, willContinue}` opens a call,
+ *   each `partialArgs` value (at a `jsonPath`, a string continued while `willContinue`) becomes a
+ *   JSON text fragment, and the call is finished by an empty `{}` part, by a `partialArgs` part
+ *   without `willContinue`, by the next call, by other output, or by the finish: never dropped (the
+ *   `…missing-terminal-function-call` recording has no `{}`);
+ * - `inlineData` as an `image` / `file` part; grounding chunks and citations as `source` parts, each
+ *   URL once;
+ * - `usageMetadata`, a running snapshot on every event, as `usage` when a count changed (input =
+ *   `promptTokenCount`, cache included; output = candidates + thoughts; reasoning = thoughts), and
+ *   `cache-read` when `cachedContentTokenCount` changes.
+ *
+ * The end. Gemini has no end marker: a candidate's `finishReason` (or a `promptFeedback.blockReason`
+ * with no candidate) says the answer is complete, and the `finish` goes out when the body ends, so a
+ * later usage-only event still counts. A body that ends with neither appends nothing here, and
+ * `StreamChunk.ensureTerminal` reports `truncated`. Finish reasons: `STOP` → `stop`, or
+ * `tool_calls` when calls were emitted; `MAX_TOKENS` → `length`; `SAFETY`, `RECITATION`,
+ * `BLOCKLIST`, `PROHIBITED_CONTENT`, `SPII`, `LANGUAGE` and the `IMAGE_*` filters → `content_filter`;
+ * `MALFORMED_FUNCTION_CALL`, `UNEXPECTED_TOOL_CALL`, `TOO_MANY_TOOL_CALLS` → `error` (a finish, not
+ * an error chunk: the exchange worked, the model's output is what failed); anything else → `stop`.
+ * An `{"error": …}` event ends the stream with the error `errors.ts` maps it to.
+ *
+ * @since 0.1.0
+ */
+import type * as ContentPart from "../../ContentPart.js"
+import type { ChunkDecoder } from "../../internal/ChunkDecoder.js"
+import type * as Sse from "../../internal/framing/Sse.js"
+import * as Json from "../../internal/json.js"
+import { Emitter, type Out, protocolError } from "../../internal/kit/Emitter.js"
+import * as Guards from "../../internal/kit/guards.js"
+import { Reasoning } from "../../internal/kit/Reasoning.js"
+import { UsageSnapshots } from "../../internal/kit/UsageSnapshots.js"
+import * as StreamChunk from "../../StreamChunk.js"
+import * as ToolCall from "../../ToolCall.js"
+import * as Usage from "../../Usage.js"
+import * as Errors from "./errors.js"
+import type * as Events from "./events.js"
+
+/** Finish reasons the shared table does not know, by their Gemini name (lower case). */
+const finishReasons: ReadonlyMap<string, StreamChunk.FinishReason> = new Map<string, StreamChunk.FinishReason>([
+  ["language", "content_filter"],
+  ["image_safety", "content_filter"],
+  ["image_prohibited_content", "content_filter"],
+  ["image_recitation", "content_filter"],
+  ["malformed_function_call", "error"],
+  ["unexpected_tool_call", "error"],
+  ["too_many_tool_calls", "error"]
+])
+
+/** The normalized reason for a Gemini finish (or block) reason; `STOP` after calls is `tool_calls`. */
+export const finishReason = (raw: string, sawCalls: boolean): StreamChunk.FinishReason => {
+  const reason = finishReasons.get(raw.toLowerCase()) ?? StreamChunk.normalizeFinishReason(raw)
+  return reason === "stop" && sawCalls ? "tool_calls" : reason
+}
+
+/** A function call whose arguments are still streaming (Vertex `partialArgs`). */
+interface OpenCall {
+  readonly index: number
+  readonly id: string
+  readonly name: string
+  readonly signature: string | undefined
+  readonly args: PartialArgs
+  announced: boolean
+}
+
+/** Creates a decoder for one response; `provider` names the host in chunks and errors. */
+export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.Event> => {
+  const provider = options.provider
+  const emitter = new Emitter(provider)
+  const reasoning = new Reasoning(emitter)
+  const usages = new UsageSnapshots(emitter)
+
+  let responseId: string | undefined
+  let calls = 0
+  let open: OpenCall | undefined
+  let runSigned = false
+  let rawFinish: string | undefined
+  let blocked = false
+  let sentCacheRead = 0
+  const sources = new Set<string>()
+
+  // --- reasoning and text ----------------------------------------------------------------------
+
+  const closeReasoning = (out: Out): void => {
+    runSigned = false
+    reasoning.close(out)
+  }
+
+  /** Other output begins: the thought run and any streaming call are over. */
+  const otherOutput = (out: Out): void => {
+    closeReasoning(out)
+    finishOpen(out)
+  }
+
+  const part = (out: Out, p: Guards.Unchecked<Events.Part>): void => {
+    const signature = Guards.isNonEmptyString(p.thoughtSignature) ? p.thoughtSignature : undefined
+    if (Guards.isObject<Events.FunctionCall>(p.functionCall)) return functionCall(out, p.functionCall, signature)
+    if (typeof p.text === "string") {
+      if (p.thought === true) {
+        finishOpen(out)
+        // A run holds one signature: a second one starts a run of its own.
+        if (signature !== undefined && runSigned) closeReasoning(out)
+        if (p.text !== "") reasoning.delta(out, p.text)
+        if (signature !== undefined) {
+          reasoning.sign(signature)
+          runSigned = true
+        }
+        return
+      }
+      if (p.text !== "" || signature !== undefined) otherOutput(out)
+      if (p.text !== "") emitter.emit(out, StreamChunk.textDelta(p.text))
+      if (signature !== undefined) {
+        // The signature of a text part: a reasoning block of no text, sent back on a text part.
+        reasoning.sign(signature)
+        reasoning.close(out)
+      }
+      return
+    }
+    if (Guards.isObject<{ mimeType: string; data: string }>(p.inlineData)) inlineData(out, p.inlineData)
+  }
+
+  const inlineData = (out: Out, d: Guards.Unchecked<{ mimeType: string; data: string }>): void => {
+    if (typeof d.data !== "string") return
+    otherOutput(out)
+    const mediaType = Guards.isNonEmptyString(d.mimeType) ? d.mimeType : undefined
+    const item: ContentPart.ContentPart = mediaType?.startsWith("image/") === true
+      ? { type: "image", mediaType, data: d.data }
+      : { type: "file", ...(mediaType !== undefined ? { mediaType } : {}), data: d.data }
+    emitter.emit(out, StreamChunk.contentPart(item))
+  }
+
+  // --- function calls --------------------------------------------------------------------------
+
+  const idFor = (index: number, id: unknown): string =>
+    Guards.isNonEmptyString(id) ? id : ToolCall.synthesizeId(index, responseId)
+
+  const functionCall = (out: Out, fc: Guards.Unchecked<Events.FunctionCall>, signature: string | undefined) => {
+    closeReasoning(out)
+    const name = Guards.isNonEmptyString(fc.name) ? fc.name : undefined
+    const partial = Guards.isArray(fc.partialArgs) ? fc.partialArgs : undefined
+    const continues = fc.willContinue === true
+    if (fc.args !== undefined || (name !== undefined && !continues && partial === undefined)) {
+      // A whole call (the usual Gemini API shape): arguments as an object, in one part.
+      finishOpen(out)
+      return wholeCall(out, fc, name ?? "", signature)
+    }
+    if (name !== undefined) {
+      // `{name, willContinue}` opens a streamed call; an open one is over.
+      finishOpen(out)
+      const index = calls++
+      open = { index, id: idFor(index, fc.id), name, signature, args: new PartialArgs(), announced: false }
+    }
+    if (partial !== undefined) {
+      if (open === undefined) {
+        const index = calls++
+        open = { index, id: idFor(index, fc.id), name: "", signature, args: new PartialArgs(), announced: false }
+      }
+      let fragment = ""
+      for (const arg of partial) if (Guards.isObject<Events.PartialArg>(arg)) fragment += open.args.push(arg)
+      if (fragment !== "") argumentsFragment(out, open, fragment)
+    }
+    // The terminating `{}`, or a last `partialArgs` part without `willContinue`, ends the call.
+    if (!continues) finishOpen(out)
+  }
+
+  const wholeCall = (
+    out: Out,
+    fc: Guards.Unchecked<Events.FunctionCall>,
+    name: string,
+    signature: string | undefined
+  ): void => {
+    const index = calls++
+    const id = idFor(index, fc.id)
+    const raw = fc.args === undefined ? "{}" : Json.stringify(fc.args)
+    emitter.emit(out, StreamChunk.toolCallDelta(index, raw, { id, name }))
+    const call = ToolCall.make({ index, id, name, rawArguments: raw })
+    emitter.emit(out, StreamChunk.toolCall(signature === undefined ? call : { ...call, signature }))
+  }
+
+  const argumentsFragment = (out: Out, call: OpenCall, fragment: string): void => {
+    if (call.announced) return emitter.emit(out, StreamChunk.toolCallDelta(call.index, fragment))
+    call.announced = true
+    emitter.emit(out, StreamChunk.toolCallDelta(call.index, fragment, { id: call.id, name: call.name }))
+  }
+
+  const finishOpen = (out: Out): void => {
+    const call = open
+    if (call === undefined) return
+    open = undefined
+    const closing = call.args.close()
+    if (closing !== "") argumentsFragment(out, call, closing)
+    const finished = ToolCall.make({ index: call.index, id: call.id, name: call.name, rawArguments: call.args.raw() })
+    emitter.emit(
+      out,
+      StreamChunk.toolCall(call.signature === undefined ? finished : { ...finished, signature: call.signature })
+    )
+  }
+
+  // --- sources ---------------------------------------------------------------------------------
+
+  const source = (out: Out, uri: unknown, title: unknown, metadata: unknown): void => {
+    if (!Guards.isNonEmptyString(uri) || sources.has(uri)) return
+    sources.add(uri)
+    const item: ContentPart.ContentPart = {
+      type: "source",
+      sourceType: "url",
+      url: uri,
+      ...(Guards.isNonEmptyString(title) ? { title } : {}),
+      ...(Guards.isObject<Record<string, unknown>>(metadata) && Json.check(metadata) === undefined
+        ? { providerMetadata: metadata as { readonly [key: string]: unknown } }
+        : {})
+    }
+    emitter.emit(out, StreamChunk.contentPart(item))
+  }
+
+  const candidate = (out: Out, c: Guards.Unchecked<Events.Candidate>): void => {
+    const content = Guards.isObject<{ parts: unknown }>(c.content) ? c.content : undefined
+    if (Guards.isArray(content?.parts)) {
+      for (const p of content.parts) if (Guards.isObject<Events.Part>(p)) part(out, p)
+    }
+    const citations = Guards.isObject<{ citations: unknown }>(c.citationMetadata)
+      ? c.citationMetadata.citations
+      : undefined
+    if (Guards.isArray(citations)) {
+      for (const cite of citations) {
+        if (Guards.isObject<Events.Citation>(cite)) source(out, cite.uri, cite.title, cite)
+      }
+    }
+    const grounding = Guards.isObject<Events.GroundingMetadata>(c.groundingMetadata) ? c.groundingMetadata : undefined
+    if (Guards.isArray(grounding?.groundingChunks)) {
+      for (const g of grounding.groundingChunks) {
+        if (!Guards.isObject<Events.GroundingChunk>(g)) continue
+        const page = Guards.isObject<{ uri: string; title: string }>(g.web)
+          ? g.web
+          : Guards.isObject<{ uri: string; title: string }>(g.retrievedContext)
+          ? g.retrievedContext
+          : undefined
+        if (page !== undefined) source(out, page.uri, page.title, g)
+      }
+    }
+    if (Guards.isNonEmptyString(c.finishReason)) {
+      // The answer is complete: close what is open now; the finish waits for the body's end.
+      rawFinish = c.finishReason
+      otherOutput(out)
+    }
+  }
+
+  // --- usage -----------------------------------------------------------------------------------
+
+  const usage = (out: Out, u: Guards.Unchecked<Events.UsageMetadata>): void => {
+    const input = Guards.count(u.promptTokenCount)
+    const output = Guards.count(u.candidatesTokenCount)
+    const thoughts = Guards.count(u.thoughtsTokenCount)
+    const total = Guards.count(u.totalTokenCount)
+    // Vertex's intermediate events carry only `trafficType`: no snapshot in them.
+    if (input === undefined && output === undefined && thoughts === undefined && total === undefined) return
+    const toolPrompt = Guards.count(u.toolUsePromptTokenCount)
+    const next = Usage.normalize({
+      // Tool-use prompt tokens (search results read back in) are billed as input.
+      input: toolPrompt === undefined ? input : Usage.addCounts(input ?? 0, toolPrompt),
+      output,
+      total,
+      reasoning: thoughts,
+      cacheRead: u.cachedContentTokenCount,
+      outputExcludesReasoning: true
+    })
+    usages.push(out, next, u)
+    const read = next.cacheReadTokens ?? 0
+    if (read > 0 && read !== sentCacheRead) emitter.emit(out, StreamChunk.cacheRead(sentCacheRead = read))
+  }
+
+  // --- one event -------------------------------------------------------------------------------
+
+  const push = (event: Sse.Event, out: Out): void => {
+    if (emitter.ended) return
+    const data = event.data
+    if (data.trim() === "") return
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(data)
+    } catch {
+      return emitter.fail(out, protocolError(provider, data))
+    }
+    // `[{"error": …}]`: the shape of the non-SSE endpoint, from a proxy that answers with it.
+    if (Guards.isArray(parsed) && parsed.length > 0 && Guards.isObject<{ error: unknown }>(parsed[0])) {
+      if (parsed[0].error !== undefined) return emitter.fail(out, Errors.fromBody(undefined, parsed, provider))
+    }
+    if (!Guards.isObject<Events.StreamEvent>(parsed)) return emitter.fail(out, protocolError(provider, data))
+    if (parsed.error !== undefined && parsed.error !== null) {
+      return emitter.fail(out, Errors.fromBody(undefined, parsed, provider))
+    }
+    if (responseId === undefined && Guards.isNonEmptyString(parsed.responseId)) responseId = parsed.responseId
+    emitter.announce(out, Guards.isNonEmptyString(parsed.modelVersion) ? parsed.modelVersion : undefined, responseId)
+    const first = Guards.isArray(parsed.candidates) ? parsed.candidates[0] : undefined
+    if (Guards.isObject<Events.Candidate>(first)) candidate(out, first)
+    if (Guards.isObject<Events.PromptFeedback>(parsed.promptFeedback) && rawFinish === undefined) {
+      // The prompt was refused (whatever the reason, even OTHER): no candidate will come.
+      const block = parsed.promptFeedback.blockReason
+      if (Guards.isNonEmptyString(block)) {
+        rawFinish = block
+        blocked = true
+      }
+    }
+    if (Guards.isObject<Events.UsageMetadata>(parsed.usageMetadata)) usage(out, parsed.usageMetadata)
+  }
+
+  const end = (out: Out): void => {
+    if (emitter.ended || rawFinish === undefined) return
+    otherOutput(out)
+    emitter.finish(out, blocked ? "content_filter" : finishReason(rawFinish, calls > 0), rawFinish)
+  }
+
+  return { push, end }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Vertex `partialArgs` → JSON text
+// ---------------------------------------------------------------------------------------------
+
+/** One open container of the JSON text being written. */
+interface Level {
+  readonly path: string
+  readonly isArray: boolean
+  count: number
+}
+
+/** Path segments deeper than this are not accepted (the kit's JSON depth limit). */
+const maxSegments = Json.maxDepth
+
+/**
+ * The arguments of one streamed call, built from `partialArgs` values as JSON text that only grows:
+ * each value is written where its `jsonPath` puts it (`$.recipe.ingredients[0].name`), opening and
+ * closing objects and arrays on the way, a string left open while `willContinue` says more follows.
+ * The fragments concatenated, plus {@link PartialArgs.close}, are the call's raw arguments.
+ *
+ * Values that text written in order cannot hold (a path revisited after its container closed, an
+ * array index out of order, a value twice at one path) are kept anyway: the text is then abandoned
+ * and {@link PartialArgs.raw} is the JSON of every value received, so nothing is lost.
+ */
+export class PartialArgs {
+  private text = ""
+  private readonly stack: Array<Level> = []
+  private readonly closed = new Set<string>()
+  private readonly written = new Set<string>()
+  private openString: string | undefined = undefined
+  private diverged = false
+  private readonly tree: Record<string, unknown> = {}
+
+  /** Takes one value; returns the JSON text fragment it adds ("" when none). */
+  push(arg: Guards.Unchecked<Events.PartialArg>): string {
+    const segments = typeof arg.jsonPath === "string" ? parsePath(arg.jsonPath) : undefined
+    if (segments === undefined || segments.length === 0 || segments.length > maxSegments) return ""
+    const key = pathKey(segments)
+    const continues = arg.willContinue === true
+    if (typeof arg.stringValue === "string" && this.openString === key) {
+      // The next piece of the string open at this path.
+      if (!setIn(this.tree, segments, arg.stringValue, true)) return ""
+      if (this.diverged) return ""
+      let fragment = JSON.stringify(arg.stringValue).slice(1, -1)
+      if (!continues) {
+        fragment += "\""
+        this.openString = undefined
+      }
+      this.text += fragment
+      return fragment
+    }
+    const value = typeof arg.stringValue === "string"
+      ? arg.stringValue
+      : typeof arg.numberValue === "number" && Number.isFinite(arg.numberValue)
+      ? arg.numberValue
+      : typeof arg.boolValue === "boolean"
+      ? arg.boolValue
+      : "nullValue" in arg
+      ? null
+      : undefined
+    if (value === undefined) return ""
+    const append = typeof value === "string" && this.written.has(key)
+    if (!setIn(this.tree, segments, value, append)) return ""
+    if (this.diverged) return ""
+    const fragment = this.write(segments, key, value, typeof value === "string" && continues)
+    if (fragment === undefined) {
+      this.diverged = true
+      return ""
+    }
+    this.text += fragment
+    return fragment
+  }
+
+  /** The text that closes what is open (the whole `{}` when nothing came); "" once diverged. */
+  close(): string {
+    if (this.diverged) return ""
+    if (this.text === "") return (this.text = "{}")
+    let closing = this.openString !== undefined ? "\"" : ""
+    this.openString = undefined
+    while (this.stack.length > 0) closing += this.stack.pop()!.isArray ? "]" : "}"
+    this.text += closing
+    return closing
+  }
+
+  /** The call's raw arguments: the text written, or every value's JSON once the text was abandoned. */
+  raw(): string {
+    return this.diverged ? Json.stringify(this.tree) : this.text
+  }
+
+  /** The fragment that writes a value at a path, or undefined when written text cannot hold it. */
+  private write(segments: ReadonlyArray<string | number>, key: string, value: unknown, keepOpen: boolean) {
+    if (this.written.has(key)) return undefined
+    let fragment = ""
+    if (this.openString !== undefined) {
+      fragment += "\""
+      this.openString = undefined
+    }
+    if (this.stack.length === 0) {
+      this.stack.push({ path: "", isArray: false, count: 0 })
+      fragment += "{"
+    }
+    // Keep the open containers the path shares, close the others.
+    let depth = 1
+    while (
+      depth < this.stack.length && depth < segments.length &&
+      this.stack[depth]!.path === pathKey(segments.slice(0, depth))
+    ) depth++
+    while (this.stack.length > depth) {
+      const level = this.stack.pop()!
+      this.closed.add(level.path)
+      fragment += level.isArray ? "]" : "}"
+    }
+    // Open the containers down to the value's, then write it.
+    for (let i = this.stack.length - 1; i < segments.length; i++) {
+      const parent = this.stack[this.stack.length - 1]!
+      const segment = segments[i]!
+      if (parent.isArray !== (typeof segment === "number")) return undefined
+      if (typeof segment === "number" && segment !== parent.count) return undefined
+      if (parent.count > 0) fragment += ","
+      parent.count++
+      if (typeof segment === "string") fragment += JSON.stringify(segment) + ":"
+      if (i === segments.length - 1) {
+        const json = JSON.stringify(value)
+        fragment += keepOpen ? json.slice(0, -1) : json
+        if (keepOpen) this.openString = key
+        this.written.add(key)
+        return fragment
+      }
+      const path = pathKey(segments.slice(0, i + 1))
+      if (this.closed.has(path) || this.written.has(path)) return undefined
+      const isArray = typeof segments[i + 1] === "number"
+      fragment += isArray ? "[" : "{"
+      this.stack.push({ path, isArray, count: 0 })
+    }
+    return fragment
+  }
+}
+
+/** `$.recipe.ingredients[0].name` → `["recipe", "ingredients", 0, "name"]`; undefined when unreadable. */
+const parsePath = (jsonPath: string): Array<string | number> | undefined => {
+  if (!jsonPath.startsWith("$")) return undefined
+  const segments: Array<string | number> = []
+  const re = /\.([^.[\]]+)|\[(\d+)\]|\['((?:[^'\\]|\\.)*)'\]|\["((?:[^"\\]|\\.)*)"\]/y
+  re.lastIndex = 1
+  while (re.lastIndex < jsonPath.length) {
+    const match = re.exec(jsonPath)
+    if (match === null) return undefined
+    if (match[1] !== undefined) segments.push(match[1])
+    else if (match[2] !== undefined) segments.push(Number(match[2]))
+    else segments.push((match[3] ?? match[4])!.replace(/\\(.)/g, "$1"))
+  }
+  return segments
+}
+
+/** A path as a map key (segments are typed: `a[0]` and `a.0` differ). */
+const pathKey = (segments: ReadonlyArray<string | number>): string => JSON.stringify(segments)
+
+/**
+ * Sets (or, for `append`, extends) the value at a path of the tree, creating containers on the way
+ * as own data properties (a `"__proto__"` key stays a key). Refuses (false) a path through a value
+ * of the other kind or an array index past the end, which would make a sparse array.
+ */
+const setIn = (
+  tree: Record<string, unknown>,
+  segments: ReadonlyArray<string | number>,
+  value: unknown,
+  append: boolean
+): boolean => {
+  let node: Record<string | number, unknown> | Array<unknown> = tree
+  for (let i = 0; i < segments.length; i++) {
+    const segment = segments[i]!
+    if (Array.isArray(node) !== (typeof segment === "number")) return false
+    if (Array.isArray(node) && (segment as number) > node.length) return false
+    const last = i === segments.length - 1
+    const has = Object.prototype.hasOwnProperty.call(node, segment)
+    const current: unknown = has ? (node as Record<string | number, unknown>)[segment] : undefined
+    let next: unknown
+    if (last) {
+      next = append && typeof current === "string" && typeof value === "string" ? current + value : value
+    } else if (typeof current === "object" && current !== null) {
+      next = current
+    } else if (has) {
+      return false
+    } else {
+      next = typeof segments[i + 1] === "number" ? [] : {}
+    }
+    if (!has || last) {
+      Object.defineProperty(node, segment, { value: next, enumerable: true, writable: true, configurable: true })
+    }
+    if (!last) node = next as Record<string | number, unknown> | Array<unknown>
+  }
+  return true
+}
