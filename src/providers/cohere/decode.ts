@@ -1,0 +1,279 @@
+/**
+ * The Cohere v2 chat stream decoder: SSE events in, `StreamChunk`s out. One pure, synchronous state
+ * machine; one `JSON.parse` per event, guards on the fields it reads.
+ *
+ * What it emits, in order of the wire:
+ * - `message-start`: `metadata` with the response id (the stream names no model).
+ * - `content-start` / `content-delta` of a `text` block: text deltas; of a `thinking` block:
+ *   reasoning deltas, closed by one `reasoning` chunk (no signature: Cohere signs nothing) at the
+ *   block's `content-end`, or at the next output when the end never came.
+ * - `tool-plan-delta`: text deltas. The plan ("I will look up the weather in Paris.") is what
+ *   Cohere says before its tool calls, as other providers' text before a tool-use block; the
+ *   request encoder sends an assistant turn's text back as `tool_plan` when it has tool calls.
+ * - `tool-call-start` / `tool-call-delta` / `tool-call-end`: tool-call deltas (the id and name on
+ *   the first), then the `tool-call` at the end (arguments joined and parsed once; none → `{}`).
+ *   The wire's tool `index` counts apart from the content `index`; calls are numbered 0, 1, 2 … in
+ *   order of their start. Arguments already given at the start are the first fragment.
+ * - `citation-start`: one `source` part per source of the citation (`sourceType: "document"`, the
+ *   source's `id`, the document's `title` and `url` when given), with the cited span in
+ *   `providerMetadata` (`start`, `end`, `text`, `type`, and the `source` as sent).
+ * - `message-end`: calls and reasoning left open are closed, then the usage, `cache-read` when
+ *   `cached_tokens` is non-zero, and the finish: `COMPLETE` / `STOP_SEQUENCE` → `stop`, `MAX_TOKENS`
+ *   → `length`, `TOOL_CALL` → `tool_calls` (also when calls were emitted and the reason says only
+ *   that the message is complete), each with the raw reason. `ERROR` ends in an `error` of code
+ *   `server` and `TIMEOUT` in one of code `timeout`, after the usage.
+ *
+ * Usage: `inputTokens` / `outputTokens` are `usage.tokens` — what the model read and wrote, the
+ * prompt template included, the measure the context window and `cached_tokens` (reported as
+ * `cacheReadTokens`, part of the input) are counted in. `usage.billed_units`, what is charged, is
+ * kept with the rest in `usage.raw`; it stands in only for a response that has no `tokens`.
+ *
+ * `message-end` is the end marker: a stream cut anywhere before it ends in `truncated` (added by
+ * `StreamChunk.ensureTerminal`). An `event: error`, or a type-less `{"message": …}` body, is an
+ * error; `debug`, `citation-end`, a `data: [DONE]` and unknown events are skipped.
+ *
+ * @since 0.1.0
+ */
+import type * as ContentPart from "../../ContentPart.js"
+import type { ChunkDecoder } from "../../internal/ChunkDecoder.js"
+import type * as Sse from "../../internal/framing/Sse.js"
+import * as Json from "../../internal/json.js"
+import { Emitter, type Out, protocolError } from "../../internal/kit/Emitter.js"
+import * as Guards from "../../internal/kit/guards.js"
+import { Reasoning } from "../../internal/kit/Reasoning.js"
+import { UsageSnapshots } from "../../internal/kit/UsageSnapshots.js"
+import * as LlmError from "../../LlmError.js"
+import * as StreamChunk from "../../StreamChunk.js"
+import * as ToolCall from "../../ToolCall.js"
+import * as Usage from "../../Usage.js"
+import * as Errors from "./errors.js"
+import type * as Events from "./events.js"
+
+/** A call in progress, by the wire's tool index. */
+interface Call {
+  /** Its position among this response's calls. */
+  readonly call: number
+  readonly id: string
+  announced: boolean
+}
+
+/** Creates a decoder for one response; `provider` names the host in chunks and errors. */
+export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.Event> => {
+  const provider = options.provider
+
+  // Metadata first and nothing after the terminal chunk; reasoning runs; the usage snapshot.
+  const emitter = new Emitter(provider)
+  const reasoning = new Reasoning(emitter)
+  const usages = new UsageSnapshots(emitter)
+
+  const assembler = new ToolCall.Assembler()
+  const calls = new Map<number, Call>()
+  let callCount = 0
+
+  // --- content ---------------------------------------------------------------------------------
+
+  /** Any output but reasoning closes the reasoning run in progress, then goes out. */
+  const content = (out: Out, chunk: StreamChunk.StreamChunk): void => {
+    reasoning.close(out)
+    emitter.emit(out, chunk)
+  }
+
+  const text = (out: Out, delta: unknown): void => {
+    if (Guards.isNonEmptyString(delta)) content(out, StreamChunk.textDelta(delta))
+  }
+
+  const thinking = (out: Out, delta: unknown): void => {
+    if (Guards.isNonEmptyString(delta)) reasoning.delta(out, delta)
+  }
+
+  const contentStart = (out: Out, c: Guards.Unchecked<Events.ContentFields>): void => {
+    // One run per thinking block: a block whose end never came is not merged into the next.
+    if (c.type === "thinking") reasoning.close(out)
+    thinking(out, c.thinking)
+    text(out, c.text)
+  }
+
+  const contentDelta = (out: Out, c: Guards.Unchecked<Events.ContentFields>): void => {
+    // The field decides, whatever block the index names: nothing that arrives is dropped.
+    thinking(out, c.thinking)
+    text(out, c.text)
+  }
+
+  // --- tool calls ------------------------------------------------------------------------------
+
+  const fragment = (out: Out, entry: Call, args: unknown): void => {
+    if (!Guards.isNonEmptyString(args)) return
+    assembler.add(entry.call, args)
+    if (entry.announced) return content(out, StreamChunk.toolCallDelta(entry.call, args))
+    entry.announced = true
+    content(out, StreamChunk.toolCallDelta(entry.call, args, { id: entry.id, name: assembler.nameOf(entry.call) }))
+  }
+
+  /** The call at a wire index, started now (id synthesized, no name) when its start never came. */
+  const callAt = (index: number, id?: unknown, name?: unknown): Call => {
+    const existing = calls.get(index)
+    if (existing !== undefined) return existing
+    const call = callCount++
+    const entry: Call = {
+      call,
+      id: Guards.isNonEmptyString(id) ? id : ToolCall.synthesizeId(call, assembler.idPrefix),
+      announced: false
+    }
+    assembler.add(call, "", entry.id, Guards.isNonEmptyString(name) ? name : undefined)
+    calls.set(index, entry)
+    return entry
+  }
+
+  const toolStart = (out: Out, index: unknown, t: Guards.Unchecked<Events.ToolCallFields>): void => {
+    if (!ToolCall.isIndex(index)) return
+    // A second start at an open index ends the first: its arguments are kept, never merged.
+    if (calls.has(index)) toolEnd(out, index)
+    const f = Guards.isObject<{ name: string; arguments: string }>(t.function) ? t.function : undefined
+    fragment(out, callAt(index, t.id, f?.name), f?.arguments)
+  }
+
+  const toolDelta = (out: Out, index: unknown, t: Guards.Unchecked<Events.ToolCallFields>): void => {
+    if (!ToolCall.isIndex(index)) return
+    const f = Guards.isObject<{ name: string; arguments: string }>(t.function) ? t.function : undefined
+    fragment(out, callAt(index, t.id, f?.name), f?.arguments)
+  }
+
+  const toolEnd = (out: Out, index: unknown): void => {
+    if (!ToolCall.isIndex(index)) return
+    const entry = calls.get(index)
+    if (entry === undefined) return
+    calls.delete(index)
+    const call = assembler.finish(entry.call)
+    if (call !== undefined) content(out, StreamChunk.toolCall(call))
+  }
+
+  // --- citations -------------------------------------------------------------------------------
+
+  const citation = (out: Out, c: unknown): void => {
+    if (!Guards.isObject<Events.CitationFields>(c) || !Guards.isArray(c.sources)) return
+    const span: Record<string, unknown> = {}
+    if (Guards.count(c.start) !== undefined) span.start = c.start
+    if (Guards.count(c.end) !== undefined) span.end = c.end
+    if (typeof c.text === "string") span.text = c.text
+    if (Guards.isNonEmptyString(c.type)) span.type = c.type
+    if (Guards.count(c.content_index) !== undefined) span.contentIndex = c.content_index
+    for (const s of c.sources) {
+      if (!Guards.isObject<Events.SourceFields>(s)) continue
+      const doc = Guards.isObject<{ title: string; url: string }>(s.document) ? s.document : undefined
+      const withSource = { ...span, source: s }
+      const part: ContentPart.ContentPart = {
+        type: "source",
+        sourceType: "document",
+        ...(Guards.isNonEmptyString(s.id) ? { id: s.id } : {}),
+        ...(Guards.isNonEmptyString(doc?.url) ? { url: doc.url } : {}),
+        ...(Guards.isNonEmptyString(doc?.title) ? { title: doc.title } : {}),
+        // The source as sent is kept only when it always serializes (depth, finite numbers).
+        providerMetadata: Json.check(withSource) === undefined ? withSource : span
+      }
+      content(out, StreamChunk.contentPart(part))
+    }
+  }
+
+  // --- the end ---------------------------------------------------------------------------------
+
+  const messageEnd = (out: Out, d: Guards.Unchecked<Events.Delta> | undefined): void => {
+    // Calls the server never ended are ended now, in order, so no argument is lost.
+    for (const index of [...calls.keys()]) toolEnd(out, index)
+    reasoning.close(out)
+    if (Guards.isObject<Events.Usage>(d?.usage)) usage(out, d.usage)
+    const raw = Guards.isNonEmptyString(d?.finish_reason) ? d.finish_reason : undefined
+    const upper = raw?.toUpperCase()
+    if (upper === "ERROR" || upper === "TIMEOUT") {
+      const said = Guards.isNonEmptyString(d?.error) ? `: ${d.error}` : ""
+      return emitter.fail(
+        out,
+        LlmError.info({
+          code: upper === "ERROR" ? "server" : "timeout",
+          message: `Cohere ended the response with finish_reason ${raw}${said}`,
+          provider,
+          details: { finish_reason: raw }
+        })
+      )
+    }
+    const reason = StreamChunk.normalizeFinishReason(raw)
+    emitter.finish(out, reason === "stop" && callCount > 0 ? "tool_calls" : reason, raw)
+  }
+
+  const usage = (out: Out, u: Guards.Unchecked<Events.Usage>): void => {
+    const counts = Guards.isObject<Events.TokenCounts>(u.tokens)
+      ? u.tokens
+      : Guards.isObject<Events.TokenCounts>(u.billed_units)
+      ? u.billed_units
+      : undefined
+    const input = Guards.count(counts?.input_tokens)
+    const output = Guards.count(counts?.output_tokens)
+    const cached = Guards.count(u.cached_tokens)
+    if (input === undefined && output === undefined && cached === undefined) return
+    usages.push(out, Usage.normalize({ input, output, cacheRead: cached }), u)
+    usages.cache(out)
+  }
+
+  // --- one event -------------------------------------------------------------------------------
+
+  const push = (event: Sse.Event, out: Out): void => {
+    if (emitter.ended) return
+    const data = event.data
+    // `[DONE]`, which gateways add after `message-end`, says nothing `message-end` did not.
+    if (data === "" || data === "[DONE]") return
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(data)
+    } catch {
+      // An `event: error` in plain text (a proxy's) is an error; broken JSON is a malformed stream.
+      const plain = event.event === "error" && !/^\s*[[{]/.test(data)
+      return emitter.fail(out, plain ? Errors.fromBody(undefined, data, provider) : protocolError(provider, data))
+    }
+    if (!Guards.isObject<Events.StreamEvent>(parsed)) return emitter.fail(out, protocolError(provider, data))
+    const type = typeof parsed.type === "string" ? parsed.type : event.event
+    const d = Guards.isObject<Events.Delta>(parsed.delta) ? parsed.delta : undefined
+    const m = Guards.isObject<Events.DeltaMessage>(d?.message) ? d.message : undefined
+    switch (type) {
+      case "message-start": {
+        const id = Guards.isNonEmptyString(parsed.id) ? parsed.id : undefined
+        if (id !== undefined && assembler.idPrefix === undefined) assembler.idPrefix = id
+        return emitter.announce(out, undefined, id)
+      }
+      case "content-start":
+        if (Guards.isObject<Events.ContentFields>(m?.content)) contentStart(out, m.content)
+        return
+      case "content-delta":
+        if (Guards.isObject<Events.ContentFields>(m?.content)) contentDelta(out, m.content)
+        return
+      case "content-end":
+        return reasoning.close(out)
+      case "tool-plan-delta":
+        return text(out, m?.tool_plan)
+      case "tool-call-start":
+        if (Guards.isObject<Events.ToolCallFields>(m?.tool_calls)) toolStart(out, parsed.index, m.tool_calls)
+        return
+      case "tool-call-delta":
+        if (Guards.isObject<Events.ToolCallFields>(m?.tool_calls)) toolDelta(out, parsed.index, m.tool_calls)
+        return
+      case "tool-call-end":
+        return toolEnd(out, parsed.index)
+      case "citation-start":
+        return citation(out, m?.citations)
+      case "message-end":
+        return messageEnd(out, d)
+      case "error":
+        return emitter.fail(out, Errors.fromBody(undefined, parsed, provider))
+      default:
+        // An error body in-band (no type, a message); else `debug`, `citation-end` and events newer
+        // than this decoder: skipped, never fatal.
+        if (event.event === "error" || (parsed.type === undefined && typeof parsed.message === "string")) {
+          return emitter.fail(out, Errors.fromBody(undefined, parsed, provider))
+        }
+    }
+  }
+
+  // The finish comes only with `message-end`; without it the response is truncated, and
+  // `StreamChunk.ensureTerminal` says so.
+  const end = (_out: Out): void => {}
+
+  return { push, end }
+}
