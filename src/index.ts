@@ -48,3 +48,10 @@ export * as Anthropic from "./providers/anthropic/index.js"
  * @since 0.1.0
  */
 export * as OpenAiResponses from "./providers/openai-responses/index.js"
+
+/**
+ * The Ollama native chat provider (`/api/chat`, NDJSON): a local server, Ollama's cloud or a proxy.
+ *
+ * @since 0.1.0
+ */
+export * as Ollama from "./providers/ollama/index.js"
