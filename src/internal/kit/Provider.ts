@@ -21,6 +21,7 @@ import * as LlmError from "../../LlmError.js"
 import * as ProviderOptions from "../../ProviderOptions.js"
 import * as StreamChunk from "../../StreamChunk.js"
 import type { ChunkDecoder } from "../ChunkDecoder.js"
+import * as EventStream from "../framing/EventStream.js"
 import * as Ndjson from "../framing/Ndjson.js"
 import * as Sse from "../framing/Sse.js"
 import * as Http from "../transport/Http.js"
@@ -48,6 +49,13 @@ export const ndjson: Wire<string> = {
   framer: (maxEventBytes, secrets) => new Ndjson.Framer({ maxEventBytes, secrets }),
   streamType: Transport.ndjson,
   accept: "application/x-ndjson"
+}
+
+/** AWS event-stream binary messages (`EventStream.Frame`s, Amazon Bedrock). */
+export const eventStream: Wire<EventStream.Frame> = {
+  framer: (maxEventBytes, secrets) => new EventStream.Framer({ maxEventBytes, secrets }),
+  streamType: Transport.eventStream,
+  accept: "application/vnd.amazon.eventstream"
 }
 
 /** What a provider gives {@link make}. */

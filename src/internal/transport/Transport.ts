@@ -77,6 +77,12 @@ export interface StreamType {
    * SSE (`data:`, `event:`, `id:`, `retry:`, a comment), `"{"` for NDJSON.
    */
   readonly starts: string
+  /**
+   * A binary stream (AWS event-stream: its first byte is a length, often 0x00): the first raw byte
+   * decides, nothing skipped. `{` or `[` is a JSON document (an error), `<` an HTML page, anything
+   * else the stream; `starts` is not read.
+   */
+  readonly binary?: boolean | undefined
 }
 
 /** Server-sent events. */
@@ -84,6 +90,9 @@ export const sse: StreamType = { contentType: "text/event-stream", starts: "deir
 
 /** Newline-delimited JSON. */
 export const ndjson: StreamType = { contentType: "application/x-ndjson", starts: "{" }
+
+/** AWS event-stream binary frames (Amazon Bedrock). */
+export const eventStream: StreamType = { contentType: "application/vnd.amazon.eventstream", starts: "", binary: true }
 
 /** What the transport needs from a provider for one request. */
 export interface Request<Ev> {
@@ -408,13 +417,21 @@ const maxSniffBytes = 64 * 1024
  * What a 2xx body is, by its first character, whatever its label: a body that begins as the stream
  * does is one; an HTML page (`<`) never passes for a stream, whatever SSE-looking text it quotes;
  * anything else — a JSON document, text, or no character within {@link maxSniffBytes} — is read
- * as a document. A body that ended blank is framed (and ends `truncated`).
+ * as a document. A body that ended blank is framed (and ends `truncated`). A binary stream is told
+ * by its first raw byte instead (see {@link StreamType.binary}).
  */
 const sniffed = (type: StreamType, first: number | undefined, ended: boolean): "stream" | "document" | "html" => {
   if (first === undefined) return ended ? "stream" : "document"
   const c = String.fromCharCode(first)
   if (c === "<") return "html"
+  if (type.binary === true) return c === "{" || c === "[" ? "document" : "stream"
   return type.starts.includes(c) ? "stream" : "document"
+}
+
+/** The first byte of a binary body, whatever it is. */
+const firstRaw = (reads: ReadonlyArray<Uint8Array>): number | undefined => {
+  for (const bytes of reads) if (bytes.length > 0) return bytes[0]
+  return undefined
 }
 
 /** Response headers with the credentials masked: a server may echo the key in any of them. */
@@ -467,7 +484,7 @@ const produce = <Ev>(
             held.push(b)
             size += b.length
           }
-          first = firstSignificant(held)
+          first = req.streamType.binary === true ? firstRaw(held) : firstSignificant(held)
         }
       }
       kind = sniffed(req.streamType, first, ended)
