@@ -438,6 +438,12 @@ describe("Ollama decoder: edge cases", () => {
     ])
   })
 
+  it("an error line is final: a done line after it changes nothing", () => {
+    const chunks = decode([part({ content: "a" }), line({ error: "boom" }), done("stop", { eval_count: 1 })])
+    expect(chunks.map((c) => c.type)).toStrictEqual(["metadata", "text-delta", "error"])
+    expect(chunks[2]).toMatchObject({ error: { code: "server", message: "boom" } })
+  })
+
   it("an error line first: metadata without a model, then the error", () => {
     expect(decode([line({ error: "model \"nope\" not found, try pulling it first" })])).toStrictEqual([
       { type: "metadata", provider: "ollama" },

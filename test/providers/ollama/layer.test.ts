@@ -239,6 +239,21 @@ describe("Ollama over HTTP (Replay)", () => {
       )
     ))
 
+  it.effect("an empty 200 body is truncated; an empty 500 is a server error saying its status", () =>
+    Effect.gen(function*() {
+      const empty = yield* LanguageModel.chat("hi").pipe(Effect.flip)
+      expect([empty.code, empty.status]).toStrictEqual(["truncated", undefined])
+      const failed = yield* LanguageModel.chat("hi").pipe(Effect.flip)
+      expect([failed.code, failed.status, failed.message]).toStrictEqual([
+        "server",
+        500,
+        "The provider answered with HTTP 500"
+      ])
+    }).pipe(
+      Effect.provide(local),
+      Effect.provide(Replay.layer([{ body: "", headers: ndjson }, { status: 500, body: "" }]))
+    ))
+
   it.effect("a body cut before done: true ends in truncated, what arrived kept", () =>
     Effect.gen(function*() {
       const r = yield* Response.collect(LanguageModel.stream("hi"))
