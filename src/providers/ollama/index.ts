@@ -116,8 +116,10 @@ export const hostUrl = (address: string): string => {
   let authority = slash === -1 ? rest : rest.slice(0, slash)
   const path = slash === -1 ? "" : rest.slice(slash)
   if (authority.startsWith(":")) authority = `127.0.0.1${authority}`
-  // An IPv6 literal (`[::1]`) holds colons of its own: the port is what follows its `]`.
-  const hasPort = authority.slice(authority.lastIndexOf("]") + 1).includes(":")
+  // Credentials (`user:pass@`) and an IPv6 literal (`[::1]`) hold colons of their own: the port is
+  // what follows the last `@` and `]`.
+  const hostPart = authority.slice(authority.lastIndexOf("@") + 1)
+  const hasPort = hostPart.slice(hostPart.lastIndexOf("]") + 1).includes(":")
   if (!explicit && !hasPort) authority = `${authority}:${defaultPort}`
   return `${scheme}://${authority}${path}`.replace(/\/+$/, "")
 }

@@ -353,7 +353,9 @@ describe("Ollama.hostUrl", () => {
       "[::1]:9000",
       "http://localhost",
       "https://ollama.com",
-      "http://h:1/base//"
+      "http://h:1/base//",
+      "user:secret@gpu-box",
+      "user:secret@gpu-box:8000"
     ].map(Ollama.hostUrl)).toStrictEqual([
       "http://localhost:11434",
       "http://localhost:11434",
@@ -365,7 +367,9 @@ describe("Ollama.hostUrl", () => {
       "http://[::1]:9000",
       "http://localhost",
       "https://ollama.com",
-      "http://h:1/base"
+      "http://h:1/base",
+      "http://user:secret@gpu-box:11434",
+      "http://user:secret@gpu-box:8000"
     ])
   })
 })
