@@ -55,3 +55,10 @@ export * as OpenAiResponses from "./providers/openai-responses/index.js"
  * @since 0.1.0
  */
 export * as Ollama from "./providers/ollama/index.js"
+
+/**
+ * The Cohere v2 chat provider (`/v2/chat`, SSE).
+ *
+ * @since 0.1.0
+ */
+export * as Cohere from "./providers/cohere/index.js"
