@@ -62,3 +62,10 @@ export * as Ollama from "./providers/ollama/index.js"
  * @since 0.1.0
  */
 export * as Cohere from "./providers/cohere/index.js"
+
+/**
+ * The Gemini provider (`streamGenerateContent`, SSE): Google AI Studio, and Vertex AI by base URL and bearer auth.
+ *
+ * @since 0.1.0
+ */
+export * as Gemini from "./providers/gemini/index.js"
