@@ -1,0 +1,132 @@
+/**
+ * Chunk streams for hosts that do not run Effect: a `for await` loop ({@link toAsyncIterable}) or a
+ * web `ReadableStream` ({@link toReadableStream}). Give what the stream needs as a `Layer` (built for
+ * each run and released when it ends) or as a `ManagedRuntime` (built once, shared by every run, and
+ * disposed by you). Leaving the loop early — `break`, `return`, a thrown exception — or cancelling the
+ * reader interrupts the stream, which aborts the HTTP request.
+ *
+ * Nothing throws: the protocol's terminal chunk still ends every run, and a layer that cannot be
+ * built (a missing key, an unknown `provider:model`) arrives as one `error` chunk (`invalid_request`,
+ * or the `LlmError`'s own code) instead of a rejected promise.
+ *
+ * @example
+ * ```ts
+ * import { FetchHttpClient } from "@effect/platform"
+ * import { Layer } from "effect"
+ * import { Interop, LanguageModel, Registry } from "effect-llm-stream"
+ *
+ * const Model = Layer.provide(Registry.layer("anthropic:claude-sonnet-4-5"), FetchHttpClient.layer)
+ *
+ * export async function answer(question: string): Promise<string> {
+ *   let text = ""
+ *   for await (const chunk of Interop.toAsyncIterable(LanguageModel.stream(question), Model)) {
+ *     if (chunk.type === "text-delta") text += chunk.delta
+ *     if (chunk.type === "error") return `failed: ${chunk.error.message}`
+ *   }
+ *   return text
+ * }
+ * ```
+ *
+ * @since 0.1.0
+ */
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as ManagedRuntime from "effect/ManagedRuntime"
+import * as Stream from "effect/Stream"
+import * as LlmError from "../LlmError.js"
+import * as StreamChunk from "../StreamChunk.js"
+
+/**
+ * What a stream needs, given from outside Effect: a layer (built per run) or a managed runtime
+ * (shared, disposed by its owner).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Provided<R, E = unknown> = Layer.Layer<R, E> | ManagedRuntime.ManagedRuntime<R, E>
+
+/**
+ * The error chunk for a failure to provide the stream (a layer that could not be built): the
+ * `LlmError`'s own data, else `invalid_request` with the failure's message, since a layer fails on
+ * configuration.
+ */
+const provideFailure = <E>(cause: Cause.Cause<E>): StreamChunk.StreamChunk => {
+  const failure = Cause.failureOption(cause)
+  if (failure._tag === "Some") {
+    const e: unknown = failure.value
+    if (LlmError.isLlmError(e)) return StreamChunk.error(LlmError.toInfo(e))
+    const message = typeof e === "object" && e !== null && "message" in e && typeof e.message === "string"
+      ? e.message
+      : String(e)
+    return StreamChunk.error(
+      LlmError.info({ code: "invalid_request", message: `Could not start the stream: ${message}`, retryable: false })
+    )
+  }
+  return StreamChunk.error(StreamChunk.errorFromCause(cause))
+}
+
+/** The stream with its needs met by a layer, a failure to build it as its one error chunk. */
+const provideLayer = <R, E>(
+  stream: Stream.Stream<StreamChunk.StreamChunk, never, R>,
+  layer: Layer.Layer<R, E>
+): Stream.Stream<StreamChunk.StreamChunk> =>
+  Stream.catchAllCause(
+    Stream.provideLayer(stream, layer),
+    (cause) =>
+      Cause.isInterruptedOnly(cause) ? Stream.fromEffect(Effect.interrupt) : Stream.succeed(provideFailure(cause))
+  )
+
+/**
+ * A runtime's build failure as the stream's one error chunk; otherwise the stream on that runtime.
+ */
+const onRuntime = <R, E>(
+  stream: Stream.Stream<StreamChunk.StreamChunk, never, R>,
+  runtime: ManagedRuntime.ManagedRuntime<R, E>
+): Stream.Stream<StreamChunk.StreamChunk> =>
+  Stream.unwrap(
+    Effect.map(Effect.either(runtime.runtimeEffect), (built) =>
+      built._tag === "Left"
+        ? Stream.succeed(provideFailure(Cause.fail(built.left)))
+        : Stream.provideContext(stream, built.right.context))
+  )
+
+const isLayer = <R, E>(provided: Provided<R, E>): provided is Layer.Layer<R, E> => Layer.isLayer(provided)
+
+/**
+ * The stream with what it needs provided, ready to run anywhere: a layer is built for the run and
+ * released when it ends; a failure to build it (or the runtime's layer) is the stream's one `error`
+ * chunk.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
+export const provide = <R, E>(
+  stream: Stream.Stream<StreamChunk.StreamChunk, never, R>,
+  provided: Provided<R, E>
+): Stream.Stream<StreamChunk.StreamChunk> =>
+  isLayer(provided) ? provideLayer(stream, provided) : onRuntime(stream, provided)
+
+/**
+ * A chunk stream as an `AsyncIterable` for `for await`. Each iteration runs the stream afresh;
+ * leaving the loop early interrupts it (aborting the request).
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
+export const toAsyncIterable = <R, E>(
+  stream: Stream.Stream<StreamChunk.StreamChunk, never, R>,
+  provided: Provided<R, E>
+): AsyncIterable<StreamChunk.StreamChunk> => Stream.toAsyncIterable(provide(stream, provided))
+
+/**
+ * A chunk stream as a web `ReadableStream` of chunk objects; cancelling it interrupts the stream
+ * (aborting the request). To send chunks to a browser as `text/event-stream`, see `Relay`.
+ *
+ * @since 0.1.0
+ * @category conversions
+ */
+export const toReadableStream = <R, E>(
+  stream: Stream.Stream<StreamChunk.StreamChunk, never, R>,
+  provided: Provided<R, E>
+): ReadableStream<StreamChunk.StreamChunk> => Stream.toReadableStream(provide(stream, provided))
