@@ -40,6 +40,9 @@ import * as Hosts from "./internal/kit/Hosts.js"
 import * as LanguageModel from "./LanguageModel.js"
 import * as ProviderOptions from "./ProviderOptions.js"
 import * as Anthropic from "./providers/anthropic/index.js"
+import * as Cohere from "./providers/cohere/index.js"
+import * as Gemini from "./providers/gemini/index.js"
+import * as Ollama from "./providers/ollama/index.js"
 import * as OpenAiChat from "./providers/openai-chat/index.js"
 import * as OpenAiResponses from "./providers/openai-responses/index.js"
 
@@ -166,7 +169,12 @@ const chatPresets: Record<string, Entry> = Object.fromEntries(
 const modules: Record<string, Entry> = {
   "openai-chat": fromHost(Hosts.hosts.openai, (options) => OpenAiChat.make(options)),
   "openai-responses": fromHost(Hosts.hosts.openai, (options) => OpenAiResponses.make(options)),
-  anthropic: fromHost(Hosts.hosts.anthropic, (options) => Anthropic.make(options))
+  anthropic: fromHost(Hosts.hosts.anthropic, (options) => Anthropic.make(options)),
+  gemini: fromHost(Hosts.hosts.google, (options) => Gemini.make(options)),
+  google: fromHost(Hosts.hosts.google, (options) => Gemini.make(options)),
+  cohere: fromHost(Hosts.hosts.cohere, (options) => Cohere.make(options)),
+  // Ollama's own variables: OLLAMA_HOST (the server, optional) and OLLAMA_API_KEY (optional).
+  ollama: fromHost({ ...Hosts.hosts.ollamaNative, apiKeyEnv: "OLLAMA_API_KEY" }, (options) => Ollama.make(options))
 }
 
 const entries: Readonly<Record<string, Entry>> = { ...chatPresets, ...modules }

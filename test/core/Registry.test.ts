@@ -33,7 +33,9 @@ const env = (omit: ReadonlyArray<string> = [], extra: ReadonlyArray<readonly [st
     "CEREBRAS_API_KEY",
     "PERPLEXITY_API_KEY",
     "MOONSHOT_API_KEY",
-    "DASHSCOPE_API_KEY"
+    "DASHSCOPE_API_KEY",
+    "GEMINI_API_KEY",
+    "COHERE_API_KEY"
   ].filter((v) => !omit.includes(v)).map((v) => [v, fakeKey(v)] as const)
   const base: Array<readonly [string, string]> = omit.includes("AZURE_OPENAI_BASE_URL")
     ? []
@@ -150,6 +152,21 @@ describe("Registry.layer", () => {
     ],
     ["moonshot:kimi", "moonshot", "https://api.moonshot.ai/v1/chat/completions", "authorization", "MOONSHOT_API_KEY"],
     [
+      "gemini:gemini-2.5-flash",
+      "google",
+      "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse",
+      "x-goog-api-key",
+      "GEMINI_API_KEY"
+    ],
+    [
+      "google:gemini-2.5-pro",
+      "google",
+      "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse",
+      "x-goog-api-key",
+      "GEMINI_API_KEY"
+    ],
+    ["cohere:command-a-03-2025", "cohere", "https://api.cohere.com/v2/chat", "authorization", "COHERE_API_KEY"],
+    [
       "alibaba:qwen-plus",
       "alibaba",
       "https://dashscope-intl.aliyuncs.com/compatible-mode/v1/chat/completions",
@@ -183,6 +200,22 @@ describe("Registry.layer", () => {
       const { request } = yield* sent(spec, env([], extra))
       expect(request.url).toBe(url)
       expect(request.headers.authorization).toBeUndefined()
+    }))
+
+  it.effect("ollama is the native module (not the Chat preset): /api/chat, the model keeps its colons", () =>
+    Effect.gen(function*() {
+      const { request, service } = yield* sent("ollama:qwen3:8b")
+      expect(service.provider).toBe("ollama")
+      expect(service.model).toBe("qwen3:8b")
+      expect(request.url).toBe("http://localhost:11434/api/chat")
+      expect((request.body as { model: string }).model).toBe("qwen3:8b")
+      expect(request.headers.authorization).toBeUndefined()
+      const remote = yield* sent(
+        "ollama:llama3.2",
+        env([], [["OLLAMA_HOST", "gpu-box"], ["OLLAMA_API_KEY", fakeKey("OLLAMA_API_KEY")]])
+      )
+      expect(remote.request.url).toBe("http://gpu-box:11434/api/chat")
+      expect(remote.request.headers.authorization).toBe(`Bearer ${fakeKey("OLLAMA_API_KEY")}`)
     }))
 
   it.effect("overrides replace what the environment says", () =>
