@@ -14,6 +14,9 @@ import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import type * as LanguageModel from "../src/LanguageModel.js"
 import * as Anthropic from "../src/providers/anthropic/index.js"
+import * as Cohere from "../src/providers/cohere/index.js"
+import * as Gemini from "../src/providers/gemini/index.js"
+import * as Ollama from "../src/providers/ollama/index.js"
 import * as OpenAiChat from "../src/providers/openai-chat/index.js"
 import * as OpenAiResponses from "../src/providers/openai-responses/index.js"
 import * as ReplayServer from "../src/testing/ReplayServer.js"
@@ -42,7 +45,8 @@ interface Provider {
   readonly wire?: (text: string) => string | Uint8Array
   /** The content type the replay server labels the body with (default `text/event-stream`). */
   readonly contentType?: string
-  readonly replay: (baseUrl: string) => Layer.Layer<LanguageModel.LanguageModel, never, HttpClient>
+  /** The provider's layer pointed at the replay server's root URL. */
+  readonly replay: (root: string) => Layer.Layer<LanguageModel.LanguageModel, never, HttpClient>
   readonly keyVariable: string
   readonly live: () => Layer.Layer<LanguageModel.LanguageModel, unknown, HttpClient>
 }
@@ -56,7 +60,7 @@ const providers: ReadonlyArray<Provider> = [
     family: "openai-chat",
     toolTurn: "weather-tool-call.sse",
     answerTurn: "weather-answer.sse",
-    replay: (baseUrl) => OpenAiChat.layer({ model: "demo-reasoner-1", baseUrl, apiKey: replayKey }),
+    replay: (root) => OpenAiChat.layer({ model: "demo-reasoner-1", baseUrl: `${root}/v1`, apiKey: replayKey }),
     keyVariable: "OPENAI_API_KEY",
     live: () => OpenAiChat.layerConfig({ model: process.env.OPENAI_MODEL ?? "gpt-4.1-mini" })
   },
@@ -67,8 +71,7 @@ const providers: ReadonlyArray<Provider> = [
     toolTurn: "demo-weather-tool-call.sse",
     answerTurn: "demo-weather-answer.sse",
     // The host's base URL leaves out /v1 (as Anthropic's own SDKs read ANTHROPIC_BASE_URL).
-    replay: (baseUrl) =>
-      Anthropic.layer({ model: "claude-demo-1", baseUrl: baseUrl.replace(/\/v1$/, ""), apiKey: replayKey }),
+    replay: (root) => Anthropic.layer({ model: "claude-demo-1", baseUrl: root, apiKey: replayKey }),
     keyVariable: "ANTHROPIC_API_KEY",
     live: () => Anthropic.layerConfig({ model: process.env.ANTHROPIC_MODEL ?? "claude-sonnet-4-5" })
   },
@@ -78,9 +81,40 @@ const providers: ReadonlyArray<Provider> = [
     family: "openai-responses",
     toolTurn: "demo-weather-tool-call.sse",
     answerTurn: "demo-weather-answer.sse",
-    replay: (baseUrl) => OpenAiResponses.layer({ model: "demo-responses-1", baseUrl, apiKey: replayKey }),
+    replay: (root) => OpenAiResponses.layer({ model: "demo-responses-1", baseUrl: `${root}/v1`, apiKey: replayKey }),
     keyVariable: "OPENAI_API_KEY",
     live: () => OpenAiResponses.layerConfig({ model: process.env.OPENAI_RESPONSES_MODEL ?? "gpt-4.1-mini" })
+  },
+  {
+    title: "Google Gemini (Gemini)",
+    path: "/v1beta/models/gemini-demo-1:streamGenerateContent",
+    family: "gemini",
+    toolTurn: "demo-weather-tool-call.sse",
+    answerTurn: "demo-weather-answer.sse",
+    replay: (root) => Gemini.layer({ model: "gemini-demo-1", baseUrl: `${root}/v1beta`, apiKey: replayKey }),
+    keyVariable: "GEMINI_API_KEY",
+    live: () => Gemini.layerConfig({ model: process.env.GEMINI_MODEL ?? "gemini-2.5-flash" })
+  },
+  {
+    title: "Ollama, native API (Ollama)",
+    path: "/api/chat",
+    family: "ollama",
+    toolTurn: "demo-weather-tool-call.ndjson",
+    answerTurn: "demo-weather-answer.ndjson",
+    contentType: "application/x-ndjson",
+    replay: (root) => Ollama.layer({ model: "qwen3:8b-demo", baseUrl: root }),
+    keyVariable: "OLLAMA_HOST",
+    live: () => Ollama.layerConfig({ model: process.env.OLLAMA_MODEL ?? "qwen3:8b" })
+  },
+  {
+    title: "Cohere v2 chat (Cohere)",
+    path: "/v2/chat",
+    family: "cohere",
+    toolTurn: "demo-weather-tool-call.sse",
+    answerTurn: "demo-weather-answer.sse",
+    replay: (root) => Cohere.layer({ model: "command-demo-1", baseUrl: root, apiKey: replayKey }),
+    keyVariable: "COHERE_API_KEY",
+    live: () => Cohere.layerConfig({ model: process.env.COHERE_MODEL ?? "command-a-03-2025" })
   }
 ]
 
@@ -115,7 +149,7 @@ const replayed = Effect.gen(function*() {
   }
   const server = yield* ReplayServer.make(routes)
   yield* Console.log(`Replaying our own transcripts from ${server.url} (no key needed; --live for the real APIs)`)
-  for (const p of providers) yield* conversation(p.title, p.replay(`${server.url}/v1`))
+  for (const p of providers) yield* conversation(p.title, p.replay(server.url))
 }).pipe(Effect.scoped)
 
 const lived = Effect.forEach(providers, (p) =>
