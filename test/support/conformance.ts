@@ -51,8 +51,14 @@ export interface Suite<Ev> {
     readonly family: string
     readonly frame: (lines: ReadonlyArray<string>) => string | Uint8Array
   }
-  /** The provider's own transcripts, already wire text: `[name, body]`. */
-  readonly transcripts: ReadonlyArray<readonly [name: string, body: string]>
+  /** The provider's own transcripts, already wire text or bytes: `[name, body]`. */
+  readonly transcripts: ReadonlyArray<readonly [name: string, body: string | Uint8Array]>
+  /**
+   * The usage may come after the end marker (Bedrock's `metadata` after `messageStop`), and a body
+   * that ends between them still finishes: a cut there gives the uncut run without its trailing
+   * `usage` / `cache-*` chunks, ending in the same `finish`.
+   */
+  readonly usageAfterEnd?: boolean
 }
 
 type Chunks = ReadonlyArray<StreamChunk.StreamChunk>
@@ -131,7 +137,12 @@ const endings: ReadonlySet<string> = new Set(["truncated", "protocol", "network"
  * then one `truncated` / `protocol` / `network` error (none yet, on the pure path, stands for the
  * `truncated` that `ensureTerminal` adds) — or the uncut run itself, when the cut lost nothing.
  */
-const cutProblem = (full: ReadonlyArray<string>, cut: Chunks, pure: boolean): string | undefined => {
+const cutProblem = (
+  full: ReadonlyArray<string>,
+  cut: Chunks,
+  pure: boolean,
+  usageAfterEnd = false
+): string | undefined => {
   const last = cut[cut.length - 1]
   const ended = last !== undefined && StreamChunk.isTerminal(last)
   const body = ended ? cut.length - 1 : cut.length
@@ -147,6 +158,10 @@ const cutProblem = (full: ReadonlyArray<string>, cut: Chunks, pure: boolean): st
   if (!ended) return undefined
   const end = JSON.stringify(last)
   if (body === full.length - 1 && end === full[body]) return undefined // the whole run: the cut lost nothing
+  if (
+    usageAfterEnd && last.type === "finish" && end === full[full.length - 1] &&
+    full.slice(body, -1).every((c) => /^\{"type":"(usage|cache-read|cache-write)"/.test(c))
+  ) return undefined // the end marker came, its trailing usage did not
   if (last.type === "error" && endings.has(last.error.code)) return undefined
   return `ends in ${end.slice(0, 300)}, not truncated / protocol / network`
 }
@@ -203,7 +218,7 @@ const streamTests = <Ev>(suite: Suite<Ev>, name: string, body: () => Uint8Array)
     const full = decodePure(suite, bytes).map((c) => JSON.stringify(c))
     const offsets = cutOffsets(bytes.length)
     for (const at of offsets) {
-      const problem = cutProblem(full, decodePure(suite, bytes, at), true)
+      const problem = cutProblem(full, decodePure(suite, bytes, at), true, suite.usageAfterEnd)
       if (problem !== undefined) expect.fail(`cut at byte ${at} of ${bytes.length}: ${problem}`)
     }
     // The same over HTTP: the body ends early, or the connection drops.
@@ -213,7 +228,7 @@ const streamTests = <Ev>(suite: Suite<Ev>, name: string, body: () => Uint8Array)
     for (let i = 0; i < httpCuts; i++) {
       const at = Math.floor(next() * bytes.length)
       const reply = { body: bytes.subarray(0, at), split: { seed: i, maxRead: 256 }, drop: i % 2 === 1 }
-      const problem = cutProblem(wholeText, (await run(suite, reply)).chunks, false)
+      const problem = cutProblem(wholeText, (await run(suite, reply)).chunks, false, suite.usageAfterEnd)
       if (problem !== undefined) expect.fail(`HTTP cut at byte ${at}${reply.drop ? " (dropped)" : ""}: ${problem}`)
     }
   })
@@ -240,7 +255,7 @@ const streamTests = <Ev>(suite: Suite<Ev>, name: string, body: () => Uint8Array)
     const at = firstContent + Math.floor((bytes.length - firstContent) / 2)
     const late = await run(suite, [{ body: bytes.subarray(0, at), drop: true }, { body: bytes }], retry)
     expect(late.requests).toBe(1)
-    expect(cutProblem(whole.map((c) => JSON.stringify(c)), late.chunks, false)).toBeUndefined()
+    expect(cutProblem(whole.map((c) => JSON.stringify(c)), late.chunks, false, suite.usageAfterEnd)).toBeUndefined()
     if (late.chunks.length !== whole.length) {
       expect(late.chunks[late.chunks.length - 1]).toMatchObject({ type: "error", error: { code: "network" } })
     }

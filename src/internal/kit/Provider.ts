@@ -81,6 +81,18 @@ export interface Spec<Ev> {
   readonly decoder: (provider: string) => ChunkDecoder<Ev>
   /** The provider's error mapping (`ErrorBody.make(tables)`), for HTTP error bodies. */
   readonly errors: ErrorBody.Mapper
+  /**
+   * Signs every request sent (AWS SigV4), in place of or beside the key header: see `Http.Signer`.
+   * Its credentials belong in {@link Spec.secrets}.
+   */
+  readonly sign?: Http.Signer | undefined
+  /** Credentials besides `options.apiKey` (a signing secret, a session token), masked by value everywhere. */
+  readonly secrets?: ReadonlyArray<string> | undefined
+  /**
+   * A configuration problem the provider found (no credentials of any kind, no region): every
+   * request ends at once in one `error` chunk saying so, before any request is sent.
+   */
+  readonly misconfigured?: { readonly code: LlmError.ErrorCode; readonly message: string } | undefined
 }
 
 /** A stream of one `error` chunk: a configuration problem known before any request. */
@@ -115,7 +127,7 @@ export const make = <Ev>(spec: Spec<Ev>): Effect.Effect<LanguageModel.Service, n
     const baseUrl = options.baseUrl ?? host.baseUrl
     const url = ProviderOptions.joinUrl(baseUrl, spec.path)
     const key = options.apiKey === undefined ? undefined : Redacted.value(options.apiKey)
-    const secrets = key === undefined ? [] : [key]
+    const secrets = [...(key === undefined ? [] : [key]), ...(spec.secrets ?? [])]
     const errorFromResponse: Transport.Request<Ev>["errorFromResponse"] = (status, body, extras) =>
       spec.errors(status, ErrorBody.parse(body), provider, extras)
     const framer = (masked: ReadonlyArray<string>) => spec.wire.framer(options.maxEventBytes, masked)
@@ -124,6 +136,9 @@ export const make = <Ev>(spec: Spec<Ev>): Effect.Effect<LanguageModel.Service, n
       provider,
       model: options.model,
       stream: (request) => {
+        if (spec.misconfigured !== undefined) {
+          return configError(spec.misconfigured.code, spec.misconfigured.message, provider)
+        }
         if (baseUrl === "") {
           return configError(
             "invalid_request",
@@ -157,6 +172,7 @@ export const make = <Ev>(spec: Spec<Ev>): Effect.Effect<LanguageModel.Service, n
           decoder,
           errorFromResponse,
           streamType: spec.wire.streamType,
+          sign: spec.sign,
           retry: options.retry,
           timeouts: options.timeouts
         })

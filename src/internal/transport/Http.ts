@@ -38,6 +38,24 @@ export interface Response {
   readonly body: Stream.Stream<Uint8Array, LlmError.LlmError>
 }
 
+/** A request about to be sent, as a {@link Signer} sees it: the exact URL, headers and body bytes. */
+export interface Signable {
+  readonly method: "POST"
+  /** The URL this attempt posts to (after a followed redirect, the new one). */
+  readonly url: string
+  /** The request's headers (not yet signed; `content-type: application/json` is sent besides). */
+  readonly headers: Readonly<Record<string, string>>
+  /** The body exactly as sent (UTF-8 JSON). */
+  readonly body: string
+}
+
+/**
+ * Signs a request (AWS SigV4): run for every request sent — each attempt, each followed redirect —
+ * so a signature always covers the URL, body and time of the request it goes with; the headers it
+ * returns are added to that request. Read the time from the Effect `Clock`, so `TestClock` drives it.
+ */
+export type Signer = (request: Signable) => Effect.Effect<Readonly<Record<string, string>>, LlmError.LlmError>
+
 /** Header names whose values are secrets, wherever they might be quoted. */
 export const secretHeaders: ReadonlySet<string> = new Set(["authorization", "x-api-key", "api-key", "x-goog-api-key"])
 
@@ -97,6 +115,26 @@ const hasControlCharacter = (value: string): boolean => {
   return false
 }
 
+/** The error of a header value that cannot be sent (a control character); a key header's is `authentication`. */
+const invalidHeader = (
+  headers: Readonly<Record<string, string>>,
+  provider: string
+): LlmError.LlmError | undefined => {
+  for (const [name, value] of Object.entries(headers)) {
+    if (hasControlCharacter(value)) {
+      return LlmError.make({
+        code: secretHeaders.has(name.toLowerCase()) || name.toLowerCase() === "x-amz-security-token"
+          ? "authentication"
+          : "invalid_request",
+        message: `The ${name} header holds a control character (a stray newline in a key?)`,
+        provider,
+        retryable: false
+      })
+    }
+  }
+  return undefined
+}
+
 /** The error of a redirect that is not followed. */
 const redirectError = (provider: string, message: string, status: number): LlmError.LlmError =>
   LlmError.make({ code: "invalid_request", message, status, provider, retryable: false })
@@ -144,6 +182,8 @@ export const postJson = (options: {
   readonly provider: string
   /** Masks the configured credentials in what the server sends back (span attributes, errors). */
   readonly mask?: Redact.Masker | undefined
+  /** Signs each request sent (see {@link Signer}). */
+  readonly sign?: Signer | undefined
 }): Effect.Effect<Response, LlmError.LlmError, HttpClient.HttpClient> =>
   Effect.gen(function*() {
     const { mask, provider } = options
@@ -158,48 +198,54 @@ export const postJson = (options: {
         retryable: false
       }))
     }
-    for (const [name, value] of Object.entries(options.headers)) {
-      if (hasControlCharacter(value)) {
-        return yield* Effect.fail(LlmError.make({
-          code: secretHeaders.has(name.toLowerCase()) ? "authentication" : "invalid_request",
-          message: `The ${name} header holds a control character (a stray newline in a key?)`,
-          provider,
-          retryable: false
-        }))
-      }
-    }
+    const badHeader = invalidHeader(options.headers, provider)
+    if (badHeader !== undefined) return yield* Effect.fail(badHeader)
     const origin = resolve(options.url, "http://invalid.invalid")?.origin
     const client = yield* HttpClient.HttpClient
     // A fetch client must hand redirects to us rather than follow them with the key headers.
     const init = Option.getOrElse(yield* Effect.serviceOption(FetchHttpClient.RequestInit), () => ({}))
     const propagate = yield* FiberRef.get(HttpClient.currentTracerPropagation)
+    const signed = (url: string): Effect.Effect<Readonly<Record<string, string>>, LlmError.LlmError> => {
+      const sign = options.sign
+      if (sign === undefined) return Effect.succeed(options.headers)
+      return Effect.flatMap(sign({ method: "POST", url, headers: options.headers, body: json }), (added) => {
+        const headers = { ...options.headers, ...added }
+        const bad = invalidHeader(added, provider)
+        return bad === undefined ? Effect.succeed(headers) : Effect.fail(bad)
+      })
+    }
     const send = (url: string) =>
-      Effect.useSpan(`http.client POST`, { kind: "client", captureStackTrace: false }, (span) => {
-        const target = resolve(url, "http://invalid.invalid")
-        span.attribute("http.request.method", "POST")
-        if (target !== undefined) {
-          span.attribute("server.address", target.hostname)
-          if (target.port !== "") span.attribute("server.port", Number(target.port))
-          span.attribute("url.scheme", target.protocol.slice(0, -1))
-          span.attribute("url.path", LlmError.scrub(mask === undefined ? target.pathname : mask.cut(target.pathname)))
-        }
-        recordHeaders(span, "http.request.header", lowerCased(options.headers), spanRequestHeaders, mask)
-        const headers = propagate ? { ...options.headers, ...HttpTraceContext.toHeaders(span) } : options.headers
-        const request = HttpClientRequest.post(url).pipe(
-          HttpClientRequest.setHeaders(headers),
-          HttpClientRequest.bodyText(json, "application/json")
+      Effect.flatMap(signed(url), (requestHeaders) =>
+        Effect.useSpan(`http.client POST`, { kind: "client", captureStackTrace: false }, (span) => {
+          const target = resolve(url, "http://invalid.invalid")
+          span.attribute("http.request.method", "POST")
+          if (target !== undefined) {
+            span.attribute("server.address", target.hostname)
+            if (target.port !== "") {
+              span.attribute("server.port", Number(target.port))
+            }
+            span.attribute("url.scheme", target.protocol.slice(0, -1))
+            span.attribute("url.path", LlmError.scrub(mask === undefined ? target.pathname : mask.cut(target.pathname)))
+          }
+          recordHeaders(span, "http.request.header", lowerCased(requestHeaders), spanRequestHeaders, mask)
+          const headers = propagate ? { ...requestHeaders, ...HttpTraceContext.toHeaders(span) } : requestHeaders
+          const request = HttpClientRequest.post(url).pipe(
+            HttpClientRequest.setHeaders(headers),
+            HttpClientRequest.bodyText(json, "application/json")
+          )
+          return client.execute(request).pipe(
+            Effect.mapError((e) =>
+              networkError(provider, mask, "The request failed", e.cause ?? e)
+            ),
+            Effect.tap((response) => {
+              span.attribute("http.response.status_code", response.status)
+              recordHeaders(span, "http.response.header", lowerCased(response.headers), spanResponseHeaders, mask)
+            })
+          )
+        })).pipe(
+          Effect.locally(HttpClient.currentTracerDisabledWhen, () => true),
+          Effect.provideService(FetchHttpClient.RequestInit, { ...init, redirect: "manual" })
         )
-        return client.execute(request).pipe(
-          Effect.mapError((e) => networkError(provider, mask, "The request failed", e.cause ?? e)),
-          Effect.tap((response) => {
-            span.attribute("http.response.status_code", response.status)
-            recordHeaders(span, "http.response.header", lowerCased(response.headers), spanResponseHeaders, mask)
-          })
-        )
-      }).pipe(
-        Effect.locally(HttpClient.currentTracerDisabledWhen, () => true),
-        Effect.provideService(FetchHttpClient.RequestInit, { ...init, redirect: "manual" })
-      )
     let url = options.url
     for (let redirects = 0;; redirects++) {
       const response = yield* send(url)

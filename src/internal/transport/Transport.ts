@@ -117,7 +117,15 @@ export interface Request<Ev> {
   readonly errorFromResponse: (
     status: number | undefined,
     body: string,
-    extras: { readonly requestId?: string | undefined; readonly retryAfterMs?: number | undefined }
+    extras: {
+      readonly requestId?: string | undefined
+      readonly retryAfterMs?: number | undefined
+      /**
+       * The response headers (lower-case names, credentials masked), for hosts that name the error
+       * in a header (Bedrock's `x-amzn-errortype`); undefined for an error inside a stream.
+       */
+      readonly headers?: Readonly<Record<string, string>> | undefined
+    }
   ) => LlmError.ErrorInfo
   readonly retry?: Retry.Options | undefined
   readonly timeouts?: TimeoutOptions | undefined
@@ -128,6 +136,8 @@ export interface Request<Ev> {
    * never an empty answer. Without it every 2xx body is framed as a stream.
    */
   readonly streamType?: StreamType | undefined
+  /** Signs every request sent (AWS SigV4): each attempt and each followed redirect is signed anew. */
+  readonly sign?: Http.Signer | undefined
 }
 
 const requestIdHeaders = ["x-request-id", "request-id", "x-amzn-requestid", "x-goog-request-id", "x-generation-id"]
@@ -307,7 +317,8 @@ const statusError = <Ev>(
     const html = isHtml(document.text)
     const info = req.errorFromResponse(status, html ? "" : document.text, {
       requestId: requestIdOf(headers),
-      retryAfterMs
+      retryAfterMs,
+      headers
     })
     const retryable = Retry.shouldRetryHeader(headers) ??
       (info.code !== "quota" && HttpStatus.isRetryableStatus(status))
@@ -371,7 +382,8 @@ const documentError = <Ev>(
   const info = error !== undefined
     ? req.errorFromResponse(undefined, error === parsed ? document.text : JSON.stringify(error), {
       requestId,
-      retryAfterMs: undefined
+      retryAfterMs: undefined,
+      headers
     })
     : LlmError.info({
       code: "protocol",
@@ -459,7 +471,8 @@ const produce = <Ev>(
       headers: req.headers,
       body: req.body,
       provider: req.provider,
-      mask
+      mask,
+      sign: req.sign
     })
     handoff.startIdle()
     const headers = maskHeaders(response.headers, mask)

@@ -1,0 +1,230 @@
+/**
+ * `ChatRequest` → the Bedrock ConverseStream body (`POST /model/{modelId}/converse-stream`; the
+ * endpoint streams, there is no stream flag).
+ *
+ * - System messages, wherever they stand, become the top-level `system: [{text}]`.
+ * - User content: `{text}`; images and documents as bytes (`{image: {format, source: {bytes}}}`,
+ *   `{document: {format, name, source: {bytes}}}`, base64 in JSON) or from an `s3://` URL
+ *   (`source: {s3Location: {uri}}`). Bedrock fetches no http(s) URL: such a part is refused before
+ *   any request.
+ * - An assistant message sends its reasoning first (`reasoningContent: {reasoningText: {text,
+ *   signature}}`, or `{redactedContent}`), then its text, then `toolUse {toolUseId, name, input}`.
+ *   Reasoning with neither a signature nor redacted data, or tagged with another provider, is left
+ *   out: Bedrock refuses unsigned reasoning and another provider's blobs.
+ * - Tool messages become `toolResult {toolUseId, content: [{text}], status: "error" when isError}`
+ *   in a user message.
+ * - Bedrock wants user and assistant turns to alternate: consecutive messages of one role (tool
+ *   results and the user's next words, two user messages) are merged into one.
+ * - `inferenceConfig {maxTokens, temperature, topP, stopSequences}`; `toolConfig {tools: [{toolSpec:
+ *   {name, description, inputSchema: {json}}}], toolChoice}` with `auto → {auto: {}}`, `required →
+ *   {any: {}}`, a named tool → `{tool: {name}}`. Bedrock has no "none": `toolChoice: "none"` leaves
+ *   the tools out, unless the conversation holds tool calls or results, which Bedrock accepts only
+ *   with a `toolConfig`: the tools are then sent without a `toolChoice`.
+ * - `reasoning.budgetTokens` → `additionalModelRequestFields.thinking {type: "enabled",
+ *   budget_tokens}` (Claude on Bedrock), with `maxTokens` defaulting to {@link EncodeOptions.maxTokens}
+ *   plus the budget (Claude wants it above the budget). `reasoning.effort` alone is not sent: the
+ *   Converse API has no portable effort (send the model's own field in `providerOptions`).
+ * - `responseFormat` is not sent (Converse has no portable JSON mode: use a tool).
+ * - `providerOptions` is merged last into the body (`guardrailConfig`, `performanceConfig`,
+ *   `additionalModelResponseFieldPaths` …); its `additionalModelRequestFields` and `inferenceConfig`
+ *   are merged into ours field by field rather than replacing them.
+ *
+ * @since 0.1.0
+ */
+import * as Either from "effect/Either"
+import type * as ChatRequest from "../../ChatRequest.js"
+
+type Json = Record<string, unknown>
+
+/** How the body is built beyond the request itself. */
+export interface EncodeOptions {
+  /** `maxTokens` when reasoning has a budget and the request sets none (the budget is added to it). */
+  readonly maxTokens: number
+  /** The provider name this model reports: reasoning parts tagged with another are not sent back. */
+  readonly provider: string
+}
+
+/** A part that cannot be sent, with why. */
+class Refused {
+  constructor(readonly reason: string) {}
+}
+
+/** Builds the exact ConverseStream body for a request, or says why the request cannot be sent. */
+export const encode = (request: ChatRequest.ChatRequest, options: EncodeOptions): Either.Either<Json, string> => {
+  const { additionalModelRequestFields: extraFields, inferenceConfig: extraInference, ...extra } =
+    request.providerOptions ?? {}
+  const system: Array<Json> = []
+  const messages: Array<{ role: "user" | "assistant"; content: Array<Json> }> = []
+  let toolBlocks = false
+  const append = (role: "user" | "assistant", content: Array<Json>): void => {
+    if (content.length === 0) return
+    const previous = messages[messages.length - 1]
+    if (previous?.role === role) { for (const block of content) previous.content.push(block) }
+    else messages.push({ role, content })
+  }
+  for (const m of request.messages) {
+    switch (m.role) {
+      case "system":
+        system.push({ text: m.content })
+        break
+      case "user": {
+        if (typeof m.content === "string") {
+          append("user", [{ text: m.content }])
+          break
+        }
+        const content: Array<Json> = []
+        for (const part of m.content) {
+          const block = userPart(part)
+          if (block instanceof Refused) return Either.left(block.reason)
+          content.push(block)
+        }
+        append("user", content)
+        break
+      }
+      case "assistant": {
+        const content = assistant(m, options.provider)
+        if (m.toolCalls !== undefined && m.toolCalls.length > 0) toolBlocks = true
+        append("assistant", content)
+        break
+      }
+      case "tool": {
+        toolBlocks = true
+        const result: Json = {
+          toolUseId: m.toolCallId,
+          content: typeof m.content === "string" ? [{ text: m.content }] : m.content.map((p) => ({ text: p.text }))
+        }
+        if (m.isError === true) result.status = "error"
+        append("user", [{ toolResult: result }])
+        break
+      }
+    }
+  }
+
+  const body: Json = { messages }
+  if (system.length > 0) body.system = system
+  const budget = request.reasoning?.budgetTokens
+  const inference: Json = {}
+  const maxTokens = request.maxTokens ?? (budget !== undefined ? options.maxTokens + budget : undefined)
+  if (maxTokens !== undefined) inference.maxTokens = maxTokens
+  if (request.temperature !== undefined) inference.temperature = request.temperature
+  if (request.topP !== undefined) inference.topP = request.topP
+  if (request.stop !== undefined) inference.stopSequences = request.stop
+  const inferenceConfig = { ...inference, ...asObject(extraInference) }
+  if (Object.keys(inferenceConfig).length > 0) body.inferenceConfig = inferenceConfig
+  const toolConfig = tools(request, toolBlocks)
+  if (toolConfig !== undefined) body.toolConfig = toolConfig
+  const fields: Json = budget !== undefined ? { thinking: { type: "enabled", budget_tokens: budget } } : {}
+  const additional = { ...fields, ...asObject(extraFields) }
+  if (Object.keys(additional).length > 0) body.additionalModelRequestFields = additional
+  return Either.right({ ...body, ...extra })
+}
+
+const asObject = (u: unknown): Json => typeof u === "object" && u !== null && !Array.isArray(u) ? u as Json : {}
+
+// ---------------------------------------------------------------------------------------------
+// Content
+// ---------------------------------------------------------------------------------------------
+
+const assistant = (m: ChatRequest.AssistantMessage, provider: string): Array<Json> => {
+  const blocks: Array<Json> = []
+  for (const r of m.reasoning ?? []) {
+    if (r.provider !== undefined && r.provider !== provider) continue
+    if (r.redacted !== undefined) blocks.push({ reasoningContent: { redactedContent: r.redacted } })
+    else if (r.signature !== undefined) {
+      blocks.push({ reasoningContent: { reasoningText: { text: r.text, signature: r.signature } } })
+    }
+  }
+  // Bedrock refuses an empty text block.
+  if (m.content !== "") blocks.push({ text: m.content })
+  for (const call of m.toolCalls ?? []) {
+    blocks.push({
+      toolUse: { toolUseId: call.id, name: call.name, input: toolInput(call.arguments, call.rawArguments) }
+    })
+  }
+  return blocks
+}
+
+/** `input` must be an object: arguments that are not one go back as `{ raw }`. */
+const toolInput = (args: unknown, rawArguments: string): unknown =>
+  typeof args === "object" && args !== null && !Array.isArray(args) ? args : { raw: rawArguments }
+
+const imageFormats: ReadonlySet<string> = new Set(["png", "jpeg", "gif", "webp"])
+const documentFormats: ReadonlyMap<string, string> = new Map([
+  ["application/pdf", "pdf"],
+  ["text/csv", "csv"],
+  ["application/msword", "doc"],
+  ["application/vnd.openxmlformats-officedocument.wordprocessingml.document", "docx"],
+  ["application/vnd.ms-excel", "xls"],
+  ["application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", "xlsx"],
+  ["text/html", "html"],
+  ["text/plain", "txt"],
+  ["text/markdown", "md"]
+])
+
+const userPart = (part: ChatRequest.UserPart): Json | Refused => {
+  switch (part.type) {
+    case "text":
+      return { text: part.text }
+    case "image":
+      return image(part.url, part.data, part.mediaType ?? "image/png")
+    case "file": {
+      const mediaType = part.mediaType.toLowerCase()
+      if (mediaType.startsWith("image/")) return image(part.url, part.data, mediaType)
+      const format = documentFormats.get(mediaType)
+      if (format === undefined) return new Refused(`Bedrock does not take ${part.mediaType} documents`)
+      const src = source(part.url, part.data)
+      if (src instanceof Refused) return src
+      return { document: { format, name: documentName(part.filename ?? "document"), source: src } }
+    }
+  }
+}
+
+const image = (url: string | undefined, data: string | Uint8Array | undefined, mediaType: string): Json | Refused => {
+  const declared = typeof data === "string" && data.startsWith("data:") ? data.slice(5, data.indexOf(";")) : mediaType
+  const format = declared.toLowerCase().replace(/^image\//, "").replace("jpg", "jpeg")
+  if (!imageFormats.has(format)) return new Refused(`Bedrock takes png, jpeg, gif or webp images, not ${declared}`)
+  const src = source(url, data)
+  return src instanceof Refused ? src : { image: { format, source: src } }
+}
+
+/** Bytes as base64 (a data URL's payload as it is), or an `s3://` location. */
+const source = (url: string | undefined, data: string | Uint8Array | undefined): Json | Refused => {
+  if (data !== undefined) {
+    if (typeof data !== "string") {
+      return { bytes: Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString("base64") }
+    }
+    return { bytes: data.startsWith("data:") ? data.slice(data.indexOf(",") + 1) : data }
+  }
+  if (url !== undefined && url.startsWith("s3://")) return { s3Location: { uri: url } }
+  return new Refused(`Bedrock fetches no URL but s3:// ones: send the bytes of ${url ?? "the part"}`)
+}
+
+/** Bedrock allows letters, digits, spaces, hyphens, parentheses and brackets in a document name. */
+const documentName = (filename: string): string =>
+  filename.replace(/\.[^.]*$/, "").replace(/[^A-Za-z0-9 \-()[\]]/g, "-") || "document"
+
+// ---------------------------------------------------------------------------------------------
+// Tools
+// ---------------------------------------------------------------------------------------------
+
+const tools = (request: ChatRequest.ChatRequest, toolBlocks: boolean): Json | undefined => {
+  if (request.tools === undefined || request.tools.length === 0) return undefined
+  const choice = request.toolChoice
+  if (choice === "none" && !toolBlocks) return undefined
+  const config: Json = {
+    tools: request.tools.map((t) => ({
+      toolSpec: {
+        name: t.name,
+        ...(t.description !== undefined ? { description: t.description } : {}),
+        inputSchema: { json: t.parameters }
+      }
+    }))
+  }
+  if (choice === undefined || choice === "none") return config
+  config.toolChoice = typeof choice !== "string"
+    ? { tool: { name: choice.name } }
+    : choice === "required"
+    ? { any: {} }
+    : { auto: {} }
+  return config
+}
