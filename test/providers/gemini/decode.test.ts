@@ -7,7 +7,7 @@ import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import { describe, expect, it } from "vitest"
 import * as Sse from "../../../src/internal/framing/Sse.js"
-import * as Decode from "../../../src/providers/gemini/decode.js"
+import * as PartialArgs from "../../../src/providers/gemini/partialArgs.js"
 import * as Response from "../../../src/Response.js"
 import * as StreamChunk from "../../../src/StreamChunk.js"
 import { chunk, decode, ev, frame, META, own } from "./support.js"
@@ -371,14 +371,14 @@ describe("Gemini decoder: rules", () => {
   })
 
   it("values the streamed text cannot hold (a path revisited, an index out of order) are still kept", () => {
-    const args = new Decode.PartialArgs()
+    const args = new PartialArgs.PartialArgs()
     args.push({ jsonPath: "$.a.x", numberValue: 1 })
     args.push({ jsonPath: "$.b", numberValue: 2 })
     expect(args.push({ jsonPath: "$.a.y", numberValue: 3 })).toBe("")
     expect(args.push({ jsonPath: "$.list[0]", stringValue: "p" })).toBe("")
     args.close()
     expect(JSON.parse(args.raw())).toStrictEqual({ a: { x: 1, y: 3 }, b: 2, list: ["p"] })
-    const holes = new Decode.PartialArgs()
+    const holes = new PartialArgs.PartialArgs()
     holes.push({ jsonPath: "$.list[2]", stringValue: "far" })
     holes.push({ jsonPath: "$.ok", boolValue: false })
     holes.close()
@@ -386,7 +386,7 @@ describe("Gemini decoder: rules", () => {
   })
 
   it("a __proto__ path is a key like any other, and the quoted path form is read", () => {
-    const args = new Decode.PartialArgs()
+    const args = new PartialArgs.PartialArgs()
     args.push({ jsonPath: "$.__proto__.polluted", stringValue: "yes" })
     args.push({ jsonPath: "$['a.b']", numberValue: 1 })
     args.close()
