@@ -72,3 +72,10 @@ export * as Cohere from "./providers/cohere/index.js"
  * @since 0.1.0
  */
 export * as Gemini from "./providers/gemini/index.js"
+
+/**
+ * The Amazon Bedrock provider (ConverseStream, AWS event-stream binary frames; SigV4 or a Bedrock API key).
+ *
+ * @since 0.1.0
+ */
+export * as Bedrock from "./providers/bedrock/index.js"
