@@ -18,8 +18,16 @@
  *   JSON text fragment, and the call is finished by an empty `{}` part, by a `partialArgs` part
  *   without `willContinue`, by the next call, by other output, or by the finish: never dropped (the
  *   `…missing-terminal-function-call` recording has no `{}`);
- * - `inlineData` as an `image` / `file` part; grounding chunks and citations as `source` parts, each
- *   URL once;
+ * - `inlineData` / `fileData` as an `image` / `file` part (the part's `thoughtSignature`, and
+ *   `thought: true`, in its `providerMetadata`);
+ * - tools Google runs itself as `provider-tool` parts: `executableCode` / `codeExecutionResult` as a
+ *   `code_execution` call and result, `toolCall` / `toolResponse` named by their `toolType`, a
+ *   grounded answer's `webSearchQueries` (with the `searchEntryPoint` Google requires apps to show)
+ *   as a `google_search` call; ids are the part's own, else `<responseId>_tool_<n>`, a result
+ *   taking the id of the call it follows; they do not make the finish `tool_calls`;
+ * - grounding chunks, citations and `urlContextMetadata` pages as `source` parts, each URL once;
+ * - a `thoughtSignature` on a part of a kind not listed here as a signed `reasoning` block of no
+ *   text, so it still goes back;
  * - `usageMetadata`, a running snapshot on every event, as `usage` when a count changed (input =
  *   `promptTokenCount`, cache included; output = candidates + thoughts; reasoning = thoughts), and
  *   `cache-read` when `cachedContentTokenCount` changes.
@@ -32,7 +40,8 @@
  * `BLOCKLIST`, `PROHIBITED_CONTENT`, `SPII`, `LANGUAGE` and the `IMAGE_*` filters → `content_filter`;
  * `MALFORMED_FUNCTION_CALL`, `UNEXPECTED_TOOL_CALL`, `TOO_MANY_TOOL_CALLS` → `error` (a finish, not
  * an error chunk: the exchange worked, the model's output is what failed); anything else → `stop`.
- * An `{"error": …}` event ends the stream with the error `errors.ts` maps it to.
+ * An `{"error": …}` event ends the stream with the error `errors.ts` maps it to. An event that is a
+ * JSON array of responses (the endpoint's shape without `alt=sse`) is read element by element.
  *
  * @since 0.1.0
  */
@@ -68,6 +77,20 @@ export const finishReason = (raw: string, sawCalls: boolean): StreamChunk.Finish
   return reason === "stop" && sawCalls ? "tool_calls" : reason
 }
 
+/** What a content part carries besides its content: the part's signature, whether it is a thought. */
+type ProviderMetadata = { readonly thoughtSignature?: string; readonly thought?: true }
+
+const partMetadata = (signature: string | undefined, thought: boolean): ProviderMetadata | undefined =>
+  signature === undefined && !thought
+    ? undefined
+    : { ...(signature !== undefined ? { thoughtSignature: signature } : {}), ...(thought ? { thought: true } : {}) }
+
+const metadataOf = (meta: ProviderMetadata | undefined): { readonly providerMetadata?: ProviderMetadata } =>
+  meta === undefined ? {} : { providerMetadata: meta }
+
+/** A JSON value kept as it is when it is safe to return, else as its text (`{raw}`): never dropped. */
+const keep = (value: unknown): unknown => (Json.check(value) === undefined ? value : { raw: Json.stringify(value) })
+
 /** A function call whose arguments are still streaming (Vertex `partialArgs`). */
 interface OpenCall {
   readonly index: number
@@ -93,6 +116,11 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
   let blocked = false
   let sentCacheRead = 0
   const sources = new Set<string>()
+  /** Provider-run tool blocks so far, the last code run and the last server tool call waiting for results. */
+  let serverTools = 0
+  let lastCode: string | undefined
+  let lastServer: { readonly id: string; readonly name: string } | undefined
+  const searches = new Set<string>()
 
   // --- reasoning and text ----------------------------------------------------------------------
 
@@ -131,17 +159,108 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
       }
       return
     }
-    if (Guards.isObject<{ mimeType: string; data: string }>(p.inlineData)) inlineData(out, p.inlineData)
+    const meta = partMetadata(signature, p.thought === true)
+    if (Guards.isObject<{ mimeType: string; data: string }>(p.inlineData)) {
+      return media(out, p.inlineData.mimeType, { data: p.inlineData.data }, meta)
+    }
+    if (Guards.isObject<{ mimeType: string; fileUri: string }>(p.fileData)) {
+      return media(out, p.fileData.mimeType, { url: p.fileData.fileUri }, meta)
+    }
+    if (p.executableCode !== undefined) return codeCall(out, p.executableCode, meta)
+    if (p.codeExecutionResult !== undefined) return codeResult(out, p.codeExecutionResult, meta)
+    if (Guards.isObject<Events.ServerTool>(p.toolCall)) return serverCall(out, p.toolCall, meta)
+    if (Guards.isObject<Events.ServerTool>(p.toolResponse)) return serverResult(out, p.toolResponse, meta)
+    if (signature !== undefined) {
+      // A signature on a part of a kind unknown here: kept, as on a text part, so it goes back.
+      otherOutput(out)
+      reasoning.sign(signature)
+      reasoning.close(out)
+    }
   }
 
-  const inlineData = (out: Out, d: Guards.Unchecked<{ mimeType: string; data: string }>): void => {
-    if (typeof d.data !== "string") return
+  /** Generated media: an image part for `image/*`, else a file part; by bytes or by URI. */
+  const media = (
+    out: Out,
+    mimeType: unknown,
+    source: { readonly data?: unknown; readonly url?: unknown },
+    meta: ProviderMetadata | undefined
+  ): void => {
+    const data = typeof source.data === "string" ? { data: source.data } : undefined
+    const url = Guards.isNonEmptyString(source.url) ? { url: source.url } : undefined
+    if (data === undefined && url === undefined) return
     otherOutput(out)
-    const mediaType = Guards.isNonEmptyString(d.mimeType) ? d.mimeType : undefined
-    const item: ContentPart.ContentPart = mediaType?.startsWith("image/") === true
-      ? { type: "image", mediaType, data: d.data }
-      : { type: "file", ...(mediaType !== undefined ? { mediaType } : {}), data: d.data }
+    const mediaType = Guards.isNonEmptyString(mimeType) ? mimeType : undefined
+    const item: ContentPart.ContentPart = {
+      type: mediaType?.startsWith("image/") === true ? "image" : "file",
+      ...(mediaType !== undefined ? { mediaType } : {}),
+      ...url,
+      ...data,
+      ...metadataOf(meta)
+    }
     emitter.emit(out, StreamChunk.contentPart(item))
+  }
+
+  // --- tools Google runs itself ----------------------------------------------------------------
+
+  /** The id of a provider-run tool block: its own, else `<responseId>_tool_<n>` (stable per response). */
+  const serverId = (id: unknown): string => {
+    if (Guards.isNonEmptyString(id)) return id
+    const n = serverTools++
+    return responseId === undefined ? `tool_${n}` : `${responseId}_tool_${n}`
+  }
+
+  const providerTool = (out: Out, part: ContentPart.ContentPart): void => {
+    otherOutput(out)
+    emitter.emit(out, StreamChunk.contentPart(part))
+  }
+
+  /** `executableCode`: the code Google is about to run, as a `code_execution` call. */
+  const codeCall = (out: Out, code: unknown, meta: ProviderMetadata | undefined): void => {
+    const id = serverId(Guards.isObject<{ id: string }>(code) ? code.id : undefined)
+    lastCode = id
+    providerTool(out, {
+      type: "provider-tool",
+      kind: "call",
+      id,
+      name: "code_execution",
+      input: keep(code),
+      ...metadataOf(meta)
+    })
+  }
+
+  /** `codeExecutionResult`: answers its own id, else the last code run. */
+  const codeResult = (out: Out, result: unknown, meta: ProviderMetadata | undefined): void => {
+    const r = Guards.isObject<{ id: string; outcome: string }>(result) ? result : undefined
+    const id = Guards.isNonEmptyString(r?.id) ? r.id : lastCode ?? serverId(undefined)
+    lastCode = undefined
+    const failed = typeof r?.outcome === "string" && r.outcome !== "OUTCOME_OK"
+    providerTool(out, {
+      type: "provider-tool",
+      kind: "result",
+      id,
+      name: "code_execution",
+      output: keep(result),
+      ...(failed ? { isError: true } : {}),
+      ...metadataOf(meta)
+    })
+  }
+
+  /** A `toolCall` part: a Google-run tool (search, URL context …) named by its `toolType`. */
+  const serverCall = (out: Out, call: Guards.Unchecked<Events.ServerTool>, meta: ProviderMetadata | undefined) => {
+    const id = serverId(call.id)
+    const name = Guards.isNonEmptyString(call.toolType) ? call.toolType : "server_tool"
+    lastServer = { id, name }
+    const input = call.args === undefined ? {} : keep(call.args)
+    providerTool(out, { type: "provider-tool", kind: "call", id, name, input, ...metadataOf(meta) })
+  }
+
+  /** A `toolResponse` part: answers its own id, else the last `toolCall`. */
+  const serverResult = (out: Out, r: Guards.Unchecked<Events.ServerTool>, meta: ProviderMetadata | undefined) => {
+    const id = Guards.isNonEmptyString(r.id) ? r.id : lastServer?.id ?? serverId(undefined)
+    const name = Guards.isNonEmptyString(r.toolType) ? r.toolType : lastServer?.name ?? "server_tool"
+    lastServer = undefined
+    const output = r.response === undefined ? {} : keep(r.response)
+    providerTool(out, { type: "provider-tool", kind: "result", id, name, output, ...metadataOf(meta) })
   }
 
   // --- function calls --------------------------------------------------------------------------
@@ -154,7 +273,7 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
     const name = Guards.isNonEmptyString(fc.name) ? fc.name : undefined
     const partial = Guards.isArray(fc.partialArgs) ? fc.partialArgs : undefined
     const continues = fc.willContinue === true
-    if (fc.args !== undefined || (name !== undefined && !continues && partial === undefined)) {
+    if ((fc.args !== undefined && fc.args !== null) || (name !== undefined && !continues && partial === undefined)) {
       // A whole call (the usual Gemini API shape): arguments as an object, in one part.
       finishOpen(out)
       return wholeCall(out, fc, name ?? "", signature)
@@ -186,7 +305,7 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
   ): void => {
     const index = calls++
     const id = idFor(index, fc.id)
-    const raw = fc.args === undefined ? "{}" : Json.stringify(fc.args)
+    const raw = fc.args === undefined || fc.args === null ? "{}" : Json.stringify(fc.args)
     emitter.emit(out, StreamChunk.toolCallDelta(index, raw, { id, name }))
     const call = ToolCall.make({ index, id, name, rawArguments: raw })
     emitter.emit(out, StreamChunk.toolCall(signature === undefined ? call : { ...call, signature }))
@@ -228,6 +347,27 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
     emitter.emit(out, StreamChunk.contentPart(item))
   }
 
+  /**
+   * The searches behind a grounded answer, as one `google_search` call each time the list changes,
+   * with the search suggestions (`searchEntryPoint`, which Google's terms require an app to show).
+   */
+  const search = (out: Out, g: Guards.Unchecked<Events.GroundingMetadata>): void => {
+    const queries = Guards.isArray(g.webSearchQueries) ? g.webSearchQueries.filter(Guards.isNonEmptyString) : []
+    const entry = g.searchEntryPoint !== undefined ? keep(g.searchEntryPoint) : undefined
+    if (queries.length === 0 && entry === undefined) return
+    const key = JSON.stringify([queries, entry])
+    if (searches.has(key)) return
+    searches.add(key)
+    providerTool(out, {
+      type: "provider-tool",
+      kind: "call",
+      id: serverId(undefined),
+      name: "google_search",
+      input: { queries },
+      ...(Guards.isObject<Record<string, unknown>>(entry) ? { providerMetadata: { searchEntryPoint: entry } } : {})
+    })
+  }
+
   const candidate = (out: Out, c: Guards.Unchecked<Events.Candidate>): void => {
     const content = Guards.isObject<{ parts: unknown }>(c.content) ? c.content : undefined
     if (Guards.isArray(content?.parts)) {
@@ -242,6 +382,7 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
       }
     }
     const grounding = Guards.isObject<Events.GroundingMetadata>(c.groundingMetadata) ? c.groundingMetadata : undefined
+    if (grounding !== undefined) search(out, grounding)
     if (Guards.isArray(grounding?.groundingChunks)) {
       for (const g of grounding.groundingChunks) {
         if (!Guards.isObject<Events.GroundingChunk>(g)) continue
@@ -251,6 +392,14 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
           ? g.retrievedContext
           : undefined
         if (page !== undefined) source(out, page.uri, page.title, g)
+      }
+    }
+    const urlContext = Guards.isObject<{ urlMetadata: unknown }>(c.urlContextMetadata)
+      ? c.urlContextMetadata.urlMetadata
+      : undefined
+    if (Guards.isArray(urlContext)) {
+      for (const u of urlContext) {
+        if (Guards.isObject<Events.UrlMetadata>(u)) source(out, u.retrievedUrl, undefined, u)
       }
     }
     if (Guards.isNonEmptyString(c.finishReason)) {
@@ -296,10 +445,21 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
     } catch {
       return emitter.fail(out, protocolError(provider, data))
     }
-    // `[{"error": …}]`: the shape of the non-SSE endpoint, from a proxy that answers with it.
-    if (Guards.isArray(parsed) && parsed.length > 0 && Guards.isObject<{ error: unknown }>(parsed[0])) {
-      if (parsed[0].error !== undefined) return emitter.fail(out, Errors.fromBody(undefined, parsed, provider))
+    // `[{…}, {…}]`: the shape of the endpoint without `alt=sse`, from a proxy that answers with it:
+    // each element is an event.
+    if (Guards.isArray(parsed)) {
+      if (parsed.length === 0 || !parsed.every(Guards.isObject)) return emitter.fail(out, protocolError(provider, data))
+      for (const element of parsed) {
+        response(out, element, data)
+        if (emitter.ended) return
+      }
+      return
     }
+    response(out, parsed, data)
+  }
+
+  /** One `GenerateContentResponse` (or `{"error": …}`). */
+  const response = (out: Out, parsed: unknown, data: string): void => {
     if (!Guards.isObject<Events.StreamEvent>(parsed)) return emitter.fail(out, protocolError(provider, data))
     if (parsed.error !== undefined && parsed.error !== null) {
       return emitter.fail(out, Errors.fromBody(undefined, parsed, provider))

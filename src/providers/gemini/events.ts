@@ -33,6 +33,8 @@ export interface Candidate {
   readonly index: number
   readonly citationMetadata: { readonly citations?: ReadonlyArray<unknown> }
   readonly groundingMetadata: GroundingMetadata
+  /** The pages the `urlContext` tool read: `{urlMetadata: [{retrievedUrl, urlRetrievalStatus}]}`. */
+  readonly urlContextMetadata: { readonly urlMetadata?: ReadonlyArray<unknown> }
 }
 
 /** Every field a part may carry: a part holds one of `text`, `functionCall`, `inlineData` …. */
@@ -43,8 +45,26 @@ export interface Part {
   /** Opaque, to send back on the same kind of part next turn; on any part. */
   readonly thoughtSignature: string
   readonly functionCall: FunctionCall
-  /** Generated media, base64. */
+  /** Generated media, base64 (with `thought: true`, an image drawn while thinking). */
   readonly inlineData: { readonly mimeType?: string; readonly data?: string }
+  /** Generated media by URI. */
+  readonly fileData: { readonly mimeType?: string; readonly fileUri?: string }
+  /** Code the model wrote and Google ran (the `codeExecution` tool): `{language, code, id?}`. */
+  readonly executableCode: { readonly id?: string }
+  /** What running it gave: `{outcome: "OUTCOME_OK" | "OUTCOME_FAILED" | …, output, id?}`. */
+  readonly codeExecutionResult: { readonly id?: string; readonly outcome?: string }
+  /** A call of a Google-run tool (tool combination, Gemini 3): `{id?, toolType, args}`. */
+  readonly toolCall: ServerTool
+  /** Its result: `{id?, toolType, response}`. */
+  readonly toolResponse: ServerTool
+}
+
+/** A call or result of a tool Google runs itself (`toolType`: `GOOGLE_SEARCH_WEB`, `URL_CONTEXT` …). */
+export interface ServerTool {
+  readonly id: string
+  readonly toolType: string
+  readonly args: unknown
+  readonly response: unknown
 }
 
 /**
@@ -99,6 +119,17 @@ export interface PromptFeedback {
 /** Search grounding: the web pages an answer relied on. */
 export interface GroundingMetadata {
   readonly groundingChunks: ReadonlyArray<unknown>
+  /** The searches Google ran for the answer. */
+  readonly webSearchQueries: ReadonlyArray<unknown>
+  /** The search suggestions Google's terms require an app to show (`{renderedContent}`: HTML). */
+  readonly searchEntryPoint: unknown
+}
+
+/** One entry of `urlContextMetadata.urlMetadata`. */
+export interface UrlMetadata {
+  readonly retrievedUrl: string
+  /** `URL_RETRIEVAL_STATUS_SUCCESS | URL_RETRIEVAL_STATUS_ERROR | …`. */
+  readonly urlRetrievalStatus: string
 }
 
 /** One grounding chunk: a web page (or a Vertex retrieved document). */

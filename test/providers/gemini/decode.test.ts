@@ -216,10 +216,17 @@ describe("Gemini decoder: our transcripts", () => {
     })
   })
 
-  it("grounding.sse: grounding chunks as source parts, each URL once; tool-use prompt tokens count as input", () => {
+  it("grounding.sse: the searches as a google_search call, grounding chunks as source parts, each URL once; tool-use prompt tokens count as input", () => {
     const chunks = decode(frame(own("grounding.sse")))
     const parts = chunks.flatMap((c) => c.type === "content-part" ? [c.part] : [])
-    expect(parts.map((p) => p.type === "source" ? [p.url, p.title] : [])).toStrictEqual([
+    expect(parts[0]).toStrictEqual({
+      type: "provider-tool",
+      kind: "call",
+      id: "resp_ground_1_tool_0",
+      name: "google_search",
+      input: { queries: ["euro 2024 winner"] }
+    })
+    expect(parts.slice(1).map((p) => p.type === "source" ? [p.url, p.title] : [])).toStrictEqual([
       ["https://vertexaisearch.cloud.google.com/grounding-api-redirect/AAA", "uefa.com"],
       ["https://vertexaisearch.cloud.google.com/grounding-api-redirect/BBB", "bbc.com"]
     ])
@@ -458,5 +465,273 @@ describe("Gemini framing: CRLF", () => {
     const framer = new Sse.Framer()
     const first = crlf.slice(0, crlf.indexOf("\r\n\r\n") + 4)
     expect(framer.push(new TextEncoder().encode(first)).length).toBe(1)
+  })
+})
+
+describe("Gemini decoder: every part kind is kept", () => {
+  const parts = (chunks: ReadonlyArray<StreamChunk.StreamChunk>) =>
+    chunks.flatMap((c) => c.type === "content-part" ? [c.part] : [])
+
+  it("executableCode and codeExecutionResult are a code_execution call and its result, in order with the text", () => {
+    const chunks = decode([
+      chunk([{ text: "Let me compute." }, {
+        executableCode: { language: "PYTHON", code: "print(2**10)" },
+        thoughtSignature: "sigCode"
+      }]),
+      chunk([{ codeExecutionResult: { outcome: "OUTCOME_OK", output: "1024\n" } }, { text: "It is 1024." }]),
+      chunk([{ executableCode: { language: "PYTHON", code: "1/0", id: "c9" } }]),
+      chunk([{ codeExecutionResult: { outcome: "OUTCOME_FAILED", output: "ZeroDivisionError", id: "c9" } }], {
+        finish: "STOP"
+      })
+    ])
+    expect(chunks.filter((c) => c.type !== "metadata")).toStrictEqual([
+      { type: "text-delta", delta: "Let me compute." },
+      {
+        type: "content-part",
+        part: {
+          type: "provider-tool",
+          kind: "call",
+          id: "resp_1_tool_0",
+          name: "code_execution",
+          input: { language: "PYTHON", code: "print(2**10)" },
+          providerMetadata: { thoughtSignature: "sigCode" }
+        }
+      },
+      {
+        type: "content-part",
+        part: {
+          type: "provider-tool",
+          kind: "result",
+          id: "resp_1_tool_0",
+          name: "code_execution",
+          output: { outcome: "OUTCOME_OK", output: "1024\n" }
+        }
+      },
+      { type: "text-delta", delta: "It is 1024." },
+      {
+        type: "content-part",
+        part: {
+          type: "provider-tool",
+          kind: "call",
+          id: "c9",
+          name: "code_execution",
+          input: { language: "PYTHON", code: "1/0", id: "c9" }
+        }
+      },
+      {
+        type: "content-part",
+        part: {
+          type: "provider-tool",
+          kind: "result",
+          id: "c9",
+          name: "code_execution",
+          output: { outcome: "OUTCOME_FAILED", output: "ZeroDivisionError", id: "c9" },
+          isError: true
+        }
+      },
+      { type: "finish", reason: "stop", rawReason: "STOP" }
+    ])
+    expect(Response.fromChunks(chunks).text).toBe("Let me compute.It is 1024.")
+  })
+
+  it("toolCall / toolResponse parts (tools Google runs) are provider-tool call and result, matched by id or order", () => {
+    const chunks = decode([
+      chunk([
+        { toolCall: { id: "s1", toolType: "GOOGLE_SEARCH_WEB", args: { queries: ["weather paris"] } } },
+        { toolResponse: { id: "s1", toolType: "GOOGLE_SEARCH_WEB", response: { search_suggestions: "…" } } },
+        { toolCall: { toolType: "URL_CONTEXT" }, thoughtSignature: "sigTool" },
+        { toolResponse: { response: { pages: 1 } } }
+      ], { finish: "STOP" })
+    ])
+    expect(parts(chunks)).toStrictEqual([
+      {
+        type: "provider-tool",
+        kind: "call",
+        id: "s1",
+        name: "GOOGLE_SEARCH_WEB",
+        input: { queries: ["weather paris"] }
+      },
+      {
+        type: "provider-tool",
+        kind: "result",
+        id: "s1",
+        name: "GOOGLE_SEARCH_WEB",
+        output: { search_suggestions: "…" }
+      },
+      {
+        type: "provider-tool",
+        kind: "call",
+        id: "resp_1_tool_0",
+        name: "URL_CONTEXT",
+        input: {},
+        providerMetadata: { thoughtSignature: "sigTool" }
+      },
+      { type: "provider-tool", kind: "result", id: "resp_1_tool_0", name: "URL_CONTEXT", output: { pages: 1 } }
+    ])
+    // Google ran these tools itself: nothing for the caller to run, so the finish stays stop.
+    expect(chunks.at(-1)).toStrictEqual({ type: "finish", reason: "stop", rawReason: "STOP" })
+  })
+
+  it("an image part keeps its thoughtSignature and says when it is a thought; fileData is media by URI", () => {
+    const chunks = decode([
+      chunk([{ inlineData: { mimeType: "image/png", data: "AAAA" }, thought: true }]),
+      chunk([{ inlineData: { mimeType: "image/png", data: "BBBB" }, thoughtSignature: "sigImg" }]),
+      chunk([{ fileData: { mimeType: "video/mp4", fileUri: "https://files.example/v.mp4" } }], { finish: "STOP" })
+    ])
+    expect(parts(chunks)).toStrictEqual([
+      { type: "image", mediaType: "image/png", data: "AAAA", providerMetadata: { thought: true } },
+      { type: "image", mediaType: "image/png", data: "BBBB", providerMetadata: { thoughtSignature: "sigImg" } },
+      { type: "file", mediaType: "video/mp4", url: "https://files.example/v.mp4" }
+    ])
+  })
+
+  it("a signature on a part of a kind unknown here is kept as a signed reasoning block of no text", () => {
+    const chunks = decode([chunk([{ videoMetadata: { fps: 1 }, thoughtSignature: "sigX" }], { finish: "STOP" })])
+    expect(chunks).toStrictEqual([
+      META,
+      { type: "reasoning", text: "", signature: "sigX" },
+      { type: "finish", reason: "stop", rawReason: "STOP" }
+    ])
+  })
+
+  it("urlContextMetadata: each page read is a source, its retrieval status kept", () => {
+    const chunks = decode([
+      ev({
+        candidates: [{
+          content: { parts: [{ text: "The page says hi." }] },
+          finishReason: "STOP",
+          urlContextMetadata: {
+            urlMetadata: [
+              { retrievedUrl: "https://a.example/", urlRetrievalStatus: "URL_RETRIEVAL_STATUS_SUCCESS" },
+              { retrievedUrl: "https://b.example/", urlRetrievalStatus: "URL_RETRIEVAL_STATUS_ERROR" }
+            ]
+          }
+        }],
+        responseId: "r"
+      })
+    ])
+    expect(parts(chunks)).toStrictEqual([
+      {
+        type: "source",
+        sourceType: "url",
+        url: "https://a.example/",
+        providerMetadata: { retrievedUrl: "https://a.example/", urlRetrievalStatus: "URL_RETRIEVAL_STATUS_SUCCESS" }
+      },
+      {
+        type: "source",
+        sourceType: "url",
+        url: "https://b.example/",
+        providerMetadata: { retrievedUrl: "https://b.example/", urlRetrievalStatus: "URL_RETRIEVAL_STATUS_ERROR" }
+      }
+    ])
+  })
+
+  it("grounding: the search suggestions are kept; the same searches repeated are one call; no queries, no call", () => {
+    const grounded = (groundingMetadata: unknown, finish?: string) =>
+      ev({
+        candidates: [{
+          content: { parts: [{ text: "x" }] },
+          groundingMetadata,
+          ...(finish ? { finishReason: finish } : {})
+        }],
+        responseId: "g"
+      })
+    const entry = { renderedContent: "<div>chips</div>" }
+    const chunks = decode([
+      grounded({ groundingChunks: [] }),
+      grounded({ webSearchQueries: ["a", "b"], searchEntryPoint: entry }),
+      grounded({ webSearchQueries: ["a", "b"], searchEntryPoint: entry }, "STOP")
+    ])
+    expect(parts(chunks)).toStrictEqual([
+      {
+        type: "provider-tool",
+        kind: "call",
+        id: "g_tool_0",
+        name: "google_search",
+        input: { queries: ["a", "b"] },
+        providerMetadata: { searchEntryPoint: { renderedContent: "<div>chips</div>" } }
+      }
+    ])
+  })
+})
+
+describe("Gemini decoder: event shapes", () => {
+  it("several parts in one event, text and a call together, a call with args null: all kept in order", () => {
+    const chunks = decode([
+      chunk([{ text: "One " }, { text: "two." }, { functionCall: { name: "f", args: null } }, {
+        functionCall: { name: "g", args: { a: 1 } }
+      }], { finish: "STOP" })
+    ])
+    const r = Response.fromChunks(chunks)
+    expect([r.text, r.toolCalls.map((c) => [c.id, c.name, c.arguments, c.rawArguments]), r.finishReason])
+      .toStrictEqual([
+        "One two.",
+        [["resp_1_call_0", "f", {}, "{}"], ["resp_1_call_1", "g", { a: 1 }, "{\"a\":1}"]],
+        "tool_calls"
+      ])
+  })
+
+  it("a JSON array of responses in one event (the non-SSE shape) is read element by element", () => {
+    const body = [
+      { candidates: [{ content: { parts: [{ text: "Hel" }], role: "model" } }], responseId: "arr" },
+      {
+        candidates: [{ content: { parts: [{ text: "lo" }], role: "model" }, finishReason: "STOP" }],
+        usageMetadata: { promptTokenCount: 3, candidatesTokenCount: 2, totalTokenCount: 5 },
+        responseId: "arr"
+      }
+    ]
+    const r = Response.fromChunks(decode([ev(body)]))
+    expect([r.text, r.usage?.inputTokens, r.usage?.outputTokens, r.finishReason]).toStrictEqual(["Hello", 3, 2, "stop"])
+    expect(decode([ev([1])]).at(-1)).toMatchObject({ type: "error", error: { code: "protocol" } })
+    expect(decode([ev([])]).at(-1)).toMatchObject({ type: "error", error: { code: "protocol" } })
+  })
+
+  it("no role, no index, no parts, safetyRatings-only events, a second candidate: only the first candidate's output", () => {
+    const chunks = decode([
+      ev({ candidates: [{ content: { parts: [{ text: "A" }] } }, { content: { parts: [{ text: "B" }] }, index: 1 }] }),
+      ev({ candidates: [{ content: { role: "model" }, safetyRatings: [{ category: "X", probability: "LOW" }] }] }),
+      ev({ candidates: [{ safetyRatings: [] }] }),
+      ev({ candidates: [{ finishReason: "STOP" }] })
+    ])
+    expect(chunks).toStrictEqual([
+      { type: "metadata", provider: "google" },
+      { type: "text-delta", delta: "A" },
+      { type: "finish", reason: "stop", rawReason: "STOP" }
+    ])
+  })
+
+  it("output after the finishReason is still kept, and the usage of the last event wins", () => {
+    const chunks = decode([
+      chunk([{ text: "a" }], {
+        finish: "STOP",
+        usage: { promptTokenCount: 2, candidatesTokenCount: 1, totalTokenCount: 3 }
+      }),
+      chunk([{ text: "b" }], { usage: { promptTokenCount: 2, candidatesTokenCount: 1, totalTokenCount: 3 } }),
+      chunk([], { usage: { promptTokenCount: 2, candidatesTokenCount: 2, totalTokenCount: 4 } })
+    ])
+    const r = Response.fromChunks(chunks)
+    expect([r.text, r.usage?.outputTokens, r.usage?.totalTokens, r.finishReason]).toStrictEqual(["ab", 2, 4, "stop"])
+    expect(chunks.filter((c) => c.type === "usage")).toHaveLength(2)
+  })
+
+  it("counts that are not counts (text, negative, fractional, beyond 2^53) are left out, never NaN", () => {
+    const chunks = decode([
+      chunk([{ text: "x" }], {
+        finish: "STOP",
+        usage: {
+          promptTokenCount: "12",
+          candidatesTokenCount: -3,
+          thoughtsTokenCount: 1.5,
+          totalTokenCount: 1e300
+        }
+      })
+    ])
+    expect(chunks.filter((c) => c.type === "usage")).toStrictEqual([])
+    const some = decode([
+      chunk([{ text: "x" }], { finish: "STOP", usage: { promptTokenCount: 4, candidatesTokenCount: "9" } })
+    ])
+    expect(some.find((c) => c.type === "usage")).toMatchObject({
+      usage: { inputTokens: 4, outputTokens: 0, totalTokens: 4 }
+    })
   })
 })
