@@ -9,8 +9,10 @@
  *   `message.content` as text deltas; each entry of `message.tool_calls` — which arrive whole,
  *   arguments as an object — as one `tool-call-delta` holding the whole arguments
  *   (`JSON.stringify` of the object), then its `tool-call`. The call's id is the server's `id` when
- *   it sends one (recent servers), else `call_<n>`; its index is its position among this
- *   response's calls, whatever `function.index` says;
+ *   it sends one (recent servers), else `call_<digits of the stream's first created_at>_<n>`
+ *   (unique across a conversation's turns, stable for a stream); its index is its position among
+ *   this response's calls, whatever `function.index` says; `message.images` (image-generation
+ *   models) as `image` parts;
  * - at `done: true`: `usage` (`prompt_eval_count` → input, `eval_count` → output; Ollama reports no
  *   cache or reasoning breakdown, and leaves a count out when it is zero; the metrics, durations in
  *   nanoseconds, are kept in `usage.raw`), then `finish`. `done_reason` is kept as the raw reason:
@@ -46,6 +48,9 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<strin
   const reasoning = new Reasoning(emitter)
   const usages = new UsageSnapshots(emitter)
   let calls = 0
+  /** The digits of the stream's first `created_at`, naming its synthesized call ids (see {@link callId}). */
+  let stamp: string | undefined
+  let started = false
 
   const toolCall = (out: Out, entry: unknown, line: string): boolean => {
     const call = Guards.isObject<Events.ToolCallFields>(entry) ? entry : undefined
@@ -55,7 +60,7 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<strin
       return false
     }
     const index = calls++
-    const id = Guards.isNonEmptyString(call?.id) ? call.id : ToolCall.synthesizeId(index)
+    const id = Guards.isNonEmptyString(call?.id) ? call.id : callId(index, stamp)
     const rawArguments = argumentsText(fn.arguments)
     emitter.emit(out, StreamChunk.toolCallDelta(index, rawArguments, { id, name: fn.name }))
     emitter.emit(out, StreamChunk.toolCall(ToolCall.make({ index, id, name: fn.name, rawArguments })))
@@ -71,6 +76,14 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<strin
     if (Guards.isArray(m.tool_calls) && m.tool_calls.length > 0) {
       reasoning.close(out)
       for (const entry of m.tool_calls) if (!toolCall(out, entry, line)) return false
+    }
+    if (Guards.isArray(m.images)) {
+      for (const data of m.images) {
+        if (!Guards.isNonEmptyString(data)) continue
+        reasoning.close(out)
+        const mediaType = imageType(data)
+        emitter.emit(out, StreamChunk.contentPart({ type: "image", ...(mediaType ? { mediaType } : {}), data }))
+      }
     }
     return true
   }
@@ -94,6 +107,12 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<strin
     const l = Guards.parseObject<Events.ChatLine>(line)
     if (l === undefined) return emitter.fail(out, protocolError(provider, line))
     emitter.announce(out, Guards.isNonEmptyString(l.model) ? l.model : undefined)
+    if (!started) {
+      started = true
+      if (typeof l.created_at === "string") {
+        stamp = l.created_at.replace(/\D/g, "").slice(0, maxStampDigits) || undefined
+      }
+    }
     if (l.error !== undefined && l.error !== null) return emitter.fail(out, Errors.fromBody(undefined, l, provider))
     if (Guards.isObject<Events.MessageFields>(l.message) && !message(out, l.message, line)) return
     if (l.done === true) done(out, l)
@@ -105,6 +124,30 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<strin
 
   return { push, end }
 }
+
+/** The most digits of `created_at` an id carries (RFC 3339 with nanoseconds has 23). */
+const maxStampDigits = 32
+
+/**
+ * The id of a call the server sent none for: `call_<digits of the stream's first created_at>_<n>`.
+ * Ollama numbers nothing across requests, so `call_<n>` alone would repeat in every turn of a
+ * conversation (and hosts key results by id); the stamp makes it unique across turns, and it is the
+ * same however the stream is split or replayed. `call_<n>` when the server sent no `created_at`.
+ */
+export const callId = (index: number, stamp: string | undefined): string =>
+  stamp === undefined ? `call_${index}` : `call_${stamp}_${index}`
+
+/** An image's media type from its first base64 characters (PNG, JPEG, GIF, WebP), when known. */
+const imageType = (base64: string): string | undefined =>
+  base64.startsWith("iVBORw0KGgo")
+    ? "image/png"
+    : base64.startsWith("/9j/")
+    ? "image/jpeg"
+    : base64.startsWith("R0lGOD")
+    ? "image/gif"
+    : base64.startsWith("UklGR")
+    ? "image/webp"
+    : undefined
 
 /**
  * A call's arguments as JSON text: the object written back (`Json.stringify` survives any depth);

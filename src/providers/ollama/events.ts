@@ -46,6 +46,8 @@ export interface MessageFields {
   readonly thinking: string
   /** Whole calls, arguments as an object, in a `done: false` line. */
   readonly tool_calls: ReadonlyArray<unknown>
+  /** Images the model generated, base64 (image-generation models). */
+  readonly images: ReadonlyArray<unknown>
 }
 
 /** One entry of `message.tool_calls`. */

@@ -88,7 +88,7 @@ describe("Ollama decoder: our transcripts", () => {
       {
         type: "tool-call-delta",
         index: 0,
-        id: "call_0",
+        id: "call_20250302090000000_0",
         name: "get_weather",
         argumentsDelta: "{\"city\":\"Paris\",\"unit\":\"celsius\"}"
       },
@@ -96,7 +96,7 @@ describe("Ollama decoder: our transcripts", () => {
         type: "tool-call",
         toolCall: {
           index: 0,
-          id: "call_0",
+          id: "call_20250302090000000_0",
           name: "get_weather",
           arguments: { city: "Paris", unit: "celsius" },
           rawArguments: "{\"city\":\"Paris\",\"unit\":\"celsius\"}"
@@ -105,7 +105,7 @@ describe("Ollama decoder: our transcripts", () => {
       {
         type: "tool-call-delta",
         index: 1,
-        id: "call_1",
+        id: "call_20250302090000000_1",
         name: "get_weather",
         argumentsDelta: "{\"city\":\"Lyon\",\"days\":[1,2],\"extra\":{\"nested\":true}}"
       },
@@ -113,16 +113,16 @@ describe("Ollama decoder: our transcripts", () => {
         type: "tool-call",
         toolCall: {
           index: 1,
-          id: "call_1",
+          id: "call_20250302090000000_1",
           name: "get_weather",
           arguments: { city: "Lyon", days: [1, 2], extra: { nested: true } },
           rawArguments: "{\"city\":\"Lyon\",\"days\":[1,2],\"extra\":{\"nested\":true}}"
         }
       },
-      { type: "tool-call-delta", index: 2, id: "call_2", name: "current_time", argumentsDelta: "{}" },
+      { type: "tool-call-delta", index: 2, id: "call_20250302090000000_2", name: "current_time", argumentsDelta: "{}" },
       {
         type: "tool-call",
-        toolCall: { index: 2, id: "call_2", name: "current_time", arguments: {}, rawArguments: "{}" }
+        toolCall: { index: 2, id: "call_20250302090000000_2", name: "current_time", arguments: {}, rawArguments: "{}" }
       },
       {
         type: "usage",
@@ -311,10 +311,10 @@ describe("Ollama decoder: edge cases", () => {
       { type: "reasoning-delta", delta: "Plan.", accumulated: "Plan." },
       { type: "reasoning", text: "Plan." },
       { type: "text-delta", delta: "Sure." },
-      { type: "tool-call-delta", index: 0, id: "call_0", name: "f", argumentsDelta: "{\"a\":1}" },
+      { type: "tool-call-delta", index: 0, id: "call_20250707200000_0", name: "f", argumentsDelta: "{\"a\":1}" },
       {
         type: "tool-call",
-        toolCall: { index: 0, id: "call_0", name: "f", arguments: { a: 1 }, rawArguments: "{\"a\":1}" }
+        toolCall: { index: 0, id: "call_20250707200000_0", name: "f", arguments: { a: 1 }, rawArguments: "{\"a\":1}" }
       },
       {
         type: "usage",
@@ -350,7 +350,7 @@ describe("Ollama decoder: edge cases", () => {
       done("stop")
     ])
     expect(chunks.filter((c) => c.type === "tool-call").map((c) => [c.toolCall.index, c.toolCall.id, c.toolCall.name]))
-      .toStrictEqual([[0, "call_0", "a"], [1, "call_srv", "b"]])
+      .toStrictEqual([[0, "call_20250707200000_0", "a"], [1, "call_srv", "b"]])
   })
 
   it("arguments sent as JSON text are used as they are; missing arguments are {}; text that does not parse is kept raw", () => {
@@ -367,12 +367,18 @@ describe("Ollama decoder: edge cases", () => {
     const calls = chunks.filter((c) => c.type === "tool-call").map((c) => c.toolCall)
     expect(calls[0]).toStrictEqual({
       index: 0,
-      id: "call_0",
+      id: "call_20250707200000_0",
       name: "text",
       arguments: { city: "Oslo" },
       rawArguments: "{\"city\": \"Oslo\"}"
     })
-    expect(calls[1]).toStrictEqual({ index: 1, id: "call_1", name: "none", arguments: {}, rawArguments: "" })
+    expect(calls[1]).toStrictEqual({
+      index: 1,
+      id: "call_20250707200000_1",
+      name: "none",
+      arguments: {},
+      rawArguments: ""
+    })
     expect(calls[2]).toMatchObject({
       index: 2,
       name: "broken",
@@ -383,7 +389,7 @@ describe("Ollama decoder: edge cases", () => {
     expect(chunks.find((c) => c.type === "tool-call-delta" && c.index === 1)).toStrictEqual({
       type: "tool-call-delta",
       index: 1,
-      id: "call_1",
+      id: "call_20250707200000_1",
       name: "none",
       argumentsDelta: ""
     })
@@ -487,6 +493,49 @@ describe("Ollama decoder: edge cases", () => {
       META,
       { type: "text-delta", delta: "a" },
       { type: "text-delta", delta: "b" },
+      { type: "finish", reason: "stop", rawReason: "stop" }
+    ])
+  })
+})
+
+describe("Ollama decoder: synthesized ids and output images", () => {
+  const callAt = (createdAt: string | undefined, name: string) =>
+    line({
+      model: "llama-test",
+      ...(createdAt !== undefined ? { created_at: createdAt } : {}),
+      message: { role: "assistant", content: "", tool_calls: [{ function: { name, arguments: {} } }] },
+      done: false
+    })
+  const ids = (lines: ReadonlyArray<string>) =>
+    decode(lines).flatMap((c) => c.type === "tool-call" ? [c.toolCall.id] : [])
+
+  it("ids without a server id are unique across a conversation's turns, from the stream's first created_at", () => {
+    const turn1 = ids([callAt("2025-07-07T20:22:19.123456789Z", "get_weather"), done("stop")])
+    const turn2 = ids([callAt("2025-07-07T20:22:31.5Z", "get_time"), callAt("2025-07-07T20:22:32Z", "x"), done("stop")])
+    expect(turn1).toStrictEqual(["call_20250707202219123456789_0"])
+    expect(turn2).toStrictEqual(["call_202507072022315_0", "call_202507072022315_1"])
+  })
+
+  it("the id is stable for a stream: the same lines, however framed, give the same ids; none without a created_at", () => {
+    const body = [callAt("2025-07-07T20:22:19Z", "a"), done("stop")].join("\n")
+    const whole = decode(frame(body))
+    const split = decode([...frame(body.slice(0, 37) + body.slice(37))])
+    expect(split).toStrictEqual(whole)
+    expect(ids([callAt(undefined, "a"), done("stop")])).toStrictEqual(["call_0"])
+    // A server's created_at is kept to its first 32 digits: an id stays short whatever it sends.
+    expect(ids([callAt("9".repeat(5000), "a"), done("stop")])).toStrictEqual([`call_${"9".repeat(32)}_0`])
+  })
+
+  it("message.images in the output are image parts (media type read from the bytes when known)", () => {
+    const chunks = decode([
+      part({ content: "Here:", images: ["iVBORw0KGgoAAAANSUhEUg==", "/9j/4AAQSkZJRg==", "AAAA", 7] }),
+      done("stop")
+    ])
+    expect(chunks.filter((c) => c.type !== "metadata")).toStrictEqual([
+      { type: "text-delta", delta: "Here:" },
+      { type: "content-part", part: { type: "image", mediaType: "image/png", data: "iVBORw0KGgoAAAANSUhEUg==" } },
+      { type: "content-part", part: { type: "image", mediaType: "image/jpeg", data: "/9j/4AAQSkZJRg==" } },
+      { type: "content-part", part: { type: "image", data: "AAAA" } },
       { type: "finish", reason: "stop", rawReason: "stop" }
     ])
   })

@@ -8,6 +8,8 @@ import * as Schema from "effect/Schema"
 import { describe, expect, it } from "vitest"
 import * as ChatRequest from "../../../src/ChatRequest.js"
 import * as Request from "../../../src/providers/ollama/request.js"
+import * as Response from "../../../src/Response.js"
+import { decode, line } from "./support.js"
 
 const encode = (request: ChatRequest.ChatRequest, options: Partial<Request.EncodeOptions> = {}) =>
   Request.encode(request, { model: "qwen3:8b", ...options })
@@ -235,5 +237,42 @@ describe("Ollama request body", () => {
       keep_alive: "5m",
       stream: true
     })
+  })
+
+  it("a conversation of two turns whose calls had no server id: distinct ids, and each result named by its own call", () => {
+    // Each turn as the decoder hands it over: one call without an id, then the done line.
+    const turn = (createdAt: string, name: string, args: Record<string, unknown>) =>
+      Response.fromChunks(decode([
+        line({
+          model: "qwen3:8b",
+          created_at: createdAt,
+          message: { role: "assistant", content: "", tool_calls: [{ function: { name, arguments: args } }] },
+          done: false
+        }),
+        line({ model: "qwen3:8b", created_at: createdAt, message: { role: "assistant", content: "" }, done: true })
+      ]))
+    const first = turn("2025-07-07T20:22:19.1Z", "get_weather", { city: "Paris" })
+    const second = turn("2025-07-07T20:22:25.7Z", "get_time", { zone: "CET" })
+    const [call1] = first.toolCalls
+    const [call2] = second.toolCalls
+    expect([call1?.id, call2?.id]).toStrictEqual(["call_202507072022191_0", "call_202507072022257_0"])
+    const messages: Array<ChatRequest.Message> = [
+      { role: "user", content: "Weather, then time?" },
+      { role: "assistant", content: "", toolCalls: first.toolCalls },
+      { role: "tool", toolCallId: call1!.id, content: "18" },
+      { role: "assistant", content: "", toolCalls: second.toolCalls },
+      { role: "tool", toolCallId: call2!.id, content: "09:00" }
+    ]
+    expect(body({ messages }).messages).toStrictEqual([
+      { role: "user", content: "Weather, then time?" },
+      {
+        role: "assistant",
+        content: "",
+        tool_calls: [{ function: { name: "get_weather", arguments: { city: "Paris" } } }]
+      },
+      { role: "tool", tool_name: "get_weather", content: "18" },
+      { role: "assistant", content: "", tool_calls: [{ function: { name: "get_time", arguments: { zone: "CET" } } }] },
+      { role: "tool", tool_name: "get_time", content: "09:00" }
+    ])
   })
 })
