@@ -26,6 +26,7 @@ import * as Stream from "effect/Stream"
 import type * as ChatRequest from "./ChatRequest.js"
 import type * as ContentPart from "./ContentPart.js"
 import type * as LlmError from "./LlmError.js"
+import * as Pricing from "./Pricing.js"
 import type * as StreamChunk from "./StreamChunk.js"
 import * as ToolCall from "./ToolCall.js"
 import * as Usage from "./Usage.js"
@@ -71,6 +72,12 @@ export interface Response {
   readonly metadata: Metadata | undefined
   /** The assistant message to append to the next request. */
   readonly message: ChatRequest.AssistantMessage
+  /**
+   * What the response cost in US dollars, by the price table in use (`Pricing`), from its
+   * metadata's provider and model and its usage; `undefined` when the table does not know the model
+   * or the usage holds a kind of token its price does not list. Never a guess.
+   */
+  readonly cost: number | undefined
 }
 
 /** A mutable single-pass accumulator; one per reassembly, never shared. */
@@ -158,7 +165,7 @@ class Builder {
     if (!this.finished.has(index) && !this.fragments.has(index)) this.callOrder.push(index)
   }
 
-  done(): Response {
+  done(prices: Pricing.Table): Response {
     const reasoningParts = this.pendingReasoning.length > 0
       ? [...this.reasoningParts, { text: this.pendingReasoning.join("") }]
       : this.reasoningParts
@@ -190,21 +197,28 @@ class Builder {
       rawFinishReason: this.rawFinishReason,
       error: this.error,
       metadata: this.metadata,
-      message
+      message,
+      cost: this.usage === undefined || this.metadata?.model === undefined
+        ? undefined
+        : Pricing.costOf(prices, this.metadata.provider, this.metadata.model, this.usage)
     }
   }
 }
 
 /**
- * Reassembles a response from chunks already in memory.
+ * Reassembles a response from chunks already in memory; its `cost` comes from `prices` (default the
+ * built-in `Pricing.defaults`).
  *
  * @since 0.1.0
  * @category constructors
  */
-export const fromChunks = (chunks: Iterable<StreamChunk.StreamChunk>): Response => {
+export const fromChunks = (
+  chunks: Iterable<StreamChunk.StreamChunk>,
+  prices: Pricing.Table = Pricing.defaults
+): Response => {
   const builder = new Builder()
   for (const chunk of chunks) builder.add(chunk)
-  return builder.done()
+  return builder.done(prices)
 }
 
 /**
@@ -213,11 +227,17 @@ export const fromChunks = (chunks: Iterable<StreamChunk.StreamChunk>): Response 
  * @since 0.1.0
  * @category sinks
  */
-export const sink: Sink.Sink<Response, StreamChunk.StreamChunk> = Sink.suspend(() =>
-  Sink.foldLeftChunks<Builder, StreamChunk.StreamChunk>(new Builder(), (builder, chunk) => {
-    for (const c of chunk) builder.add(c)
-    return builder
-  }).pipe(Sink.map((builder) => builder.done()))
+export const sink: Sink.Sink<Response, StreamChunk.StreamChunk> = Sink.unwrap(
+  Effect.map(
+    Pricing.Prices,
+    (prices) =>
+      Sink.foldLeftChunks<Builder, StreamChunk.StreamChunk>(new Builder(), (builder, chunk) => {
+        for (const c of chunk) {
+          builder.add(c)
+        }
+        return builder
+      }).pipe(Sink.map((builder) => builder.done(prices)))
+  )
 )
 
 /**
@@ -232,7 +252,7 @@ export const collect = <E, R>(stream: Stream.Stream<StreamChunk.StreamChunk, E, 
   Effect.scoped(Effect.flatMap(Channel.toPull(Stream.toChannel(stream)), (pull) => {
     const builder = new Builder()
     const loop: Effect.Effect<Response, E, R> = Effect.flatMap(pull, (next) => {
-      if (Either.isLeft(next)) return Effect.sync(() => builder.done())
+      if (Either.isLeft(next)) return Effect.map(Pricing.Prices, (prices) => builder.done(prices))
       for (const c of next.right) builder.add(c)
       return loop
     })

@@ -29,6 +29,7 @@ import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import * as Unwrap from "./internal/unwrap.js"
+import * as Pricing from "./Pricing.js"
 import * as StreamChunk from "./StreamChunk.js"
 import * as Usage from "./Usage.js"
 
@@ -46,6 +47,12 @@ export interface Counters {
   readonly cacheReadTokens: number
   readonly cacheWriteTokens: number
   readonly reasoningTokens: number
+  /**
+   * US dollars of the responses the price table in use (`Pricing`) could price, present once one
+   * could. Responses of a model the table does not know add nothing (never a guessed cost): compare
+   * `byModel` entries with and without a `cost` to see which models are not priced.
+   */
+  readonly cost?: number
 }
 
 /**
@@ -147,19 +154,30 @@ export const reset: Effect.Effect<void, never, UsageMeter> = Effect.flatMap(
 
 // Every addition saturates and skips what is not a count: a hostile usage (hand-built, or from a
 // provider with `1e308` in it) can never turn a long-lived total into Infinity or NaN.
-const addCounters = (c: Counters, usage: Usage.Usage | undefined, failed: boolean): Counters => ({
-  requests: Usage.addCounts(c.requests, 1),
-  errors: Usage.addCounts(c.errors, failed ? 1 : 0),
-  inputTokens: Usage.addCounts(c.inputTokens, usage?.inputTokens ?? 0),
-  outputTokens: Usage.addCounts(c.outputTokens, usage?.outputTokens ?? 0),
-  cacheReadTokens: Usage.addCounts(c.cacheReadTokens, usage?.cacheReadTokens ?? 0),
-  cacheWriteTokens: Usage.addCounts(c.cacheWriteTokens, usage?.cacheWriteTokens ?? 0),
-  reasoningTokens: Usage.addCounts(c.reasoningTokens, usage?.reasoningTokens ?? 0)
-})
+const addCounters = (
+  c: Counters,
+  usage: Usage.Usage | undefined,
+  failed: boolean,
+  dollars: number | undefined
+): Counters => {
+  const out: { -readonly [K in keyof Counters]: Counters[K] } = {
+    requests: Usage.addCounts(c.requests, 1),
+    errors: Usage.addCounts(c.errors, failed ? 1 : 0),
+    inputTokens: Usage.addCounts(c.inputTokens, usage?.inputTokens ?? 0),
+    outputTokens: Usage.addCounts(c.outputTokens, usage?.outputTokens ?? 0),
+    cacheReadTokens: Usage.addCounts(c.cacheReadTokens, usage?.cacheReadTokens ?? 0),
+    cacheWriteTokens: Usage.addCounts(c.cacheWriteTokens, usage?.cacheWriteTokens ?? 0),
+    reasoningTokens: Usage.addCounts(c.reasoningTokens, usage?.reasoningTokens ?? 0)
+  }
+  const priced = dollars !== undefined && Number.isFinite(dollars) && dollars >= 0 ? dollars : undefined
+  if (c.cost !== undefined || priced !== undefined) out.cost = Pricing.round((c.cost ?? 0) + (priced ?? 0))
+  return out
+}
 
 /**
  * Adds one finished response to totals (pure). Token counts that are not safe non-negative
- * integers add nothing, and every counter saturates at `Number.MAX_SAFE_INTEGER`.
+ * integers add nothing, and every counter saturates at `Number.MAX_SAFE_INTEGER`. With the model's
+ * `price`, the response's cost (`Pricing.cost`) is added to `cost`.
  *
  * @since 0.1.0
  * @category utils
@@ -168,11 +186,16 @@ export const add = (
   totals: Totals,
   key: string,
   usage: Usage.Usage | undefined,
-  failed: boolean
-): Totals => ({
-  ...addCounters(totals, usage, failed),
-  byModel: { ...totals.byModel, [key]: addCounters(totals.byModel[key] ?? zeroCounters, usage, failed) }
-})
+  failed: boolean,
+  price?: Pricing.Price | undefined
+): Totals => {
+  const dollars = usage === undefined || price === undefined ? undefined : Pricing.cost(usage, price)
+  const previous = Object.hasOwn(totals.byModel, key) ? totals.byModel[key] : undefined
+  return {
+    ...addCounters(totals, usage, failed, dollars),
+    byModel: { ...totals.byModel, [key]: addCounters(previous ?? zeroCounters, usage, failed, dollars) }
+  }
+}
 
 /**
  * Records one finished response in the meter.
@@ -183,9 +206,10 @@ export const add = (
 export const record = (
   key: string,
   usage: Usage.Usage | undefined,
-  failed: boolean
+  failed: boolean,
+  price?: Pricing.Price | undefined
 ): Effect.Effect<void, never, UsageMeter> =>
-  Effect.flatMap(UsageMeter, (m) => SubscriptionRef.update(m.totals, (t) => add(t, key, usage, failed)))
+  Effect.flatMap(UsageMeter, (m) => SubscriptionRef.update(m.totals, (t) => add(t, key, usage, failed, price)))
 
 const needsMeter = (c: StreamChunk.StreamChunk): boolean =>
   c.type === "usage" || c.type === "cache-read" || c.type === "cache-write" || StreamChunk.isTerminal(c)
@@ -203,6 +227,8 @@ const needsMeter = (c: StreamChunk.StreamChunk): boolean =>
  *   counts an error), or, when the consumer stops early (`Stream.take`, interruption), when the
  *   stream closes, with the usage it saw so far and no error.
  * - `cache-read` / `cache-write` chunks get the meter's running total in `accumulated`.
+ * - The response's cost is added at the price the price table in use (`Pricing.Prices`) gives the
+ *   requested `provider:model` (see `Pricing.lookup`); a model it does not know adds no cost.
  *
  * Only chunk batches holding usage, cache or terminal chunks cost an Effect.
  *
@@ -213,10 +239,11 @@ export const track =
   (provider: string, model: string) =>
   <E, R>(self: Stream.Stream<StreamChunk.StreamChunk, E, R>): Stream.Stream<StreamChunk.StreamChunk, E, R> =>
     Unwrap.unwrap(
-      Effect.map(Effect.serviceOption(UsageMeter), (maybe) => {
+      Effect.map(Effect.all([Effect.serviceOption(UsageMeter), Pricing.Prices]), ([maybe, prices]) => {
         if (Option.isNone(maybe)) return self
         const meter = maybe.value
         const key = `${provider}:${model}`
+        const price = Pricing.lookup(prices, provider, model)
         let usage: Usage.Usage | undefined = undefined
         let cacheRead: number | undefined = undefined
         let cacheWrite: number | undefined = undefined
@@ -244,7 +271,7 @@ export const track =
           Effect.suspend(() => {
             if (recorded) return Effect.void
             recorded = true
-            return SubscriptionRef.update(meter.totals, (t) => add(t, key, final(), failed))
+            return SubscriptionRef.update(meter.totals, (t) => add(t, key, final(), failed, price))
           })
         const step = (
           totals: Totals | undefined,

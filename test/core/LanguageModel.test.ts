@@ -40,7 +40,8 @@ const okResponse: Response.Response = {
   rawFinishReason: "end_turn",
   error: undefined,
   metadata: { provider: "test", model: "test-model", responseId: "r1" },
-  message: { role: "assistant", content: "Hello, world" }
+  message: { role: "assistant", content: "Hello, world" },
+  cost: undefined
 }
 
 const busy = LlmError.make({ code: "overloaded", message: "busy", status: 529 })
@@ -56,7 +57,8 @@ const partialResponse: Response.Response = {
   rawFinishReason: undefined,
   error: { code: "overloaded", message: "busy", status: 529, retryable: true },
   metadata: undefined,
-  message: { role: "assistant", content: "Hel" }
+  message: { role: "assistant", content: "Hel" },
+  cost: undefined
 }
 
 describe("LanguageModel.chat", () => {

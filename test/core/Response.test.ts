@@ -79,7 +79,8 @@ const expectedFull: Response.Response = {
     toolCalls: expectedToolCalls,
     reasoning: expectedReasoningParts,
     refusal: "I won't share that."
-  }
+  },
+  cost: undefined
 }
 
 describe("Response", () => {
@@ -105,7 +106,8 @@ describe("Response", () => {
           rawFinishReason: undefined,
           error: undefined,
           metadata: undefined,
-          message: { role: "assistant", content: "x" }
+          message: { role: "assistant", content: "x" },
+          cost: undefined
         })
     }))
 
@@ -153,7 +155,9 @@ describe("Response", () => {
           }
         ],
         reasoning: [{ text: "hmm" }]
-      }
+      },
+      // gpt-4o's list price: 9 input tokens at $2.50 and 3 output tokens at $10 per million.
+      cost: 0.0000525
     })
   })
 
@@ -178,7 +182,8 @@ describe("Response", () => {
       rawFinishReason: "max_tokens",
       error: undefined,
       metadata: undefined,
-      message: { role: "assistant", content: "a" }
+      message: { role: "assistant", content: "a" },
+      cost: undefined
     })
   })
 
@@ -223,7 +228,8 @@ describe("Response", () => {
       rawFinishReason: undefined,
       error: undefined,
       metadata: undefined,
-      message: { role: "assistant", content: "" }
+      message: { role: "assistant", content: "" },
+      cost: undefined
     })
   })
 

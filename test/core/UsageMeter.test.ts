@@ -279,7 +279,9 @@ describe("UsageMeter", () => {
         requests: 3,
         errors: 2,
         inputTokens: 2,
-        outputTokens: 1
+        outputTokens: 1,
+        // gpt-4.1-mini's list price: 2 input tokens at $0.40 and 1 output token at $1.60 per million.
+        cost: 0.0000024
       }
       expect(yield* UsageMeter.snapshot).toStrictEqual({ ...counters, byModel: { "openai:gpt-4.1-mini": counters } })
     }).pipe(Effect.provide(Layer.merge(

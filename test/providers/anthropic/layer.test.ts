@@ -286,7 +286,9 @@ describe("Anthropic over HTTP (Replay)", () => {
         outputTokens: 12,
         cacheReadTokens: 1024,
         cacheWriteTokens: 0,
-        reasoningTokens: 0
+        reasoningTokens: 0,
+        // Claude Sonnet 4.5's list price: 25 plain input × $3, 1024 cache reads × $0.30, 12 output × $15 per million.
+        cost: 0.0005622
       }
       expect(yield* UsageMeter.snapshot).toStrictEqual({
         ...counters,
