@@ -10,7 +10,8 @@
  *   chunk of its own with empty text and the signature (so the next turn puts it back on a text
  *   part); on a `functionCall` part it is the finished call's `ToolCall.signature`;
  * - whole `functionCall` parts as one `tool-call-delta` (the whole arguments, as JSON) and the
- *   `tool-call`; ids are `functionCall.id`, else `<responseId>_call_<n>` (`n` counts this
+ *   `tool-call`; ids are `functionCall.id`, else `<responseId>_call_<n>` (or, with no
+ *   `responseId`, the digits of Vertex's `createTime` in its place; `n` counts this
  *   response's calls, so the id is the same however the bytes were split);
  * - Vertex argument streaming (`streamFunctionCallArguments`, assembled in `partialArgs.ts`):
  *   `{name, willContinue}` opens a call,
@@ -109,6 +110,8 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
   const usages = new UsageSnapshots(emitter)
 
   let responseId: string | undefined
+  /** What names this response's synthesized ids: `responseId`, else the digits of Vertex's `createTime`. */
+  let idPrefix: string | undefined
   let calls = 0
   let open: OpenCall | undefined
   let runSigned = false
@@ -206,7 +209,7 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
   const serverId = (id: unknown): string => {
     if (Guards.isNonEmptyString(id)) return id
     const n = serverTools++
-    return responseId === undefined ? `tool_${n}` : `${responseId}_tool_${n}`
+    return idPrefix === undefined ? `tool_${n}` : `${idPrefix}_tool_${n}`
   }
 
   const providerTool = (out: Out, part: ContentPart.ContentPart): void => {
@@ -266,7 +269,7 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
   // --- function calls --------------------------------------------------------------------------
 
   const idFor = (index: number, id: unknown): string =>
-    Guards.isNonEmptyString(id) ? id : ToolCall.synthesizeId(index, responseId)
+    Guards.isNonEmptyString(id) ? id : ToolCall.synthesizeId(index, idPrefix)
 
   const functionCall = (out: Out, fc: Guards.Unchecked<Events.FunctionCall>, signature: string | undefined) => {
     closeReasoning(out)
@@ -465,6 +468,11 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
       return emitter.fail(out, Errors.fromBody(undefined, parsed, provider))
     }
     if (responseId === undefined && Guards.isNonEmptyString(parsed.responseId)) responseId = parsed.responseId
+    if (idPrefix === undefined) {
+      // Without either, ids would be `call_<n>` in every turn of a conversation.
+      const stamp = typeof parsed.createTime === "string" ? parsed.createTime.replace(/\D/g, "").slice(0, 32) : ""
+      idPrefix = responseId ?? (stamp !== "" ? stamp : undefined)
+    }
     emitter.announce(out, Guards.isNonEmptyString(parsed.modelVersion) ? parsed.modelVersion : undefined, responseId)
     const first = Guards.isArray(parsed.candidates) ? parsed.candidates[0] : undefined
     if (Guards.isObject<Events.Candidate>(first)) candidate(out, first)

@@ -18,6 +18,8 @@ export interface StreamEvent {
   /** The model that answered (`gemini-2.5-flash`, …). */
   readonly modelVersion: string
   readonly responseId: string
+  /** Vertex: when the response was made (RFC 3339). */
+  readonly createTime: string
   /** A prompt blocked before any candidate: `{blockReason, safetyRatings}`. */
   readonly promptFeedback: PromptFeedback
   /** An error inside a 200 stream: `{code, message, status, details}`. */

@@ -734,4 +734,18 @@ describe("Gemini decoder: event shapes", () => {
       usage: { inputTokens: 4, outputTokens: 0, totalTokens: 4 }
     })
   })
+
+  it("with no responseId, synthesized ids take Vertex's createTime, so two turns' calls differ", () => {
+    const turn = (createTime: string) =>
+      decode([
+        ev({ candidates: [{ content: { parts: [{ functionCall: { name: "f", args: {} } }] } }], createTime }),
+        ev({ candidates: [{ finishReason: "STOP" }], createTime })
+      ]).flatMap((c) => c.type === "tool-call" ? [c.toolCall.id] : [])
+    expect([...turn("2025-07-07T20:22:19.123456Z"), ...turn("2025-07-07T20:23:01.5Z")])
+      .toStrictEqual(["20250707202219123456_call_0", "202507072023015_call_0"])
+    expect(
+      decode([ev({ candidates: [{ content: { parts: [{ functionCall: { name: "f" } }] }, finishReason: "STOP" }] })])
+        .find((c) => c.type === "tool-call")
+    ).toMatchObject({ toolCall: { id: "call_0" } })
+  })
 })
