@@ -30,7 +30,7 @@
  */
 import type { HttpClient } from "@effect/platform/HttpClient"
 import type * as Config from "effect/Config"
-import type * as ConfigError from "effect/ConfigError"
+import * as ConfigError from "effect/ConfigError"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
@@ -40,6 +40,7 @@ import * as Hosts from "./internal/kit/Hosts.js"
 import * as LanguageModel from "./LanguageModel.js"
 import * as ProviderOptions from "./ProviderOptions.js"
 import * as Anthropic from "./providers/anthropic/index.js"
+import * as Bedrock from "./providers/bedrock/index.js"
 import * as Cohere from "./providers/cohere/index.js"
 import * as Gemini from "./providers/gemini/index.js"
 import * as Ollama from "./providers/ollama/index.js"
@@ -49,8 +50,8 @@ import * as OpenAiResponses from "./providers/openai-responses/index.js"
 /**
  * Why a model string could not become a model: `UnknownProvider` (the name before the colon is not
  * known; the message lists the known ones), `InvalidModelString` (no colon, or nothing on one side),
- * `MissingKey` / `MissingBaseUrl` (the environment variable to set is in `variable` and the message),
- * `InvalidConfig` (a variable is set but unreadable).
+ * `MissingKey` / `MissingBaseUrl` / `MissingRegion` (the environment variable to set is in `variable`
+ * and the message), `InvalidConfig` (a variable is set but unreadable).
  *
  * @since 0.1.0
  * @category errors
@@ -58,7 +59,14 @@ import * as OpenAiResponses from "./providers/openai-responses/index.js"
 export class RegistryError extends Schema.TaggedError<RegistryError>("effect-llm-stream/RegistryError")(
   "RegistryError",
   {
-    reason: Schema.Literal("UnknownProvider", "InvalidModelString", "MissingKey", "MissingBaseUrl", "InvalidConfig"),
+    reason: Schema.Literal(
+      "UnknownProvider",
+      "InvalidModelString",
+      "MissingKey",
+      "MissingBaseUrl",
+      "MissingRegion",
+      "InvalidConfig"
+    ),
     message: Schema.String,
     /** The provider named before the colon, when there was one. */
     provider: Schema.optional(Schema.String),
@@ -157,6 +165,23 @@ const fromHost = (
 ): Entry =>
 (model, overrides) => Effect.flatMap(readEnv(host, overrides), (env) => make({ ...overrides, ...env, model }))
 
+/**
+ * A provider's own `ConfigError` as a {@link RegistryError}: a missing variable names it (credentials
+ * are `MissingKey`, a region `MissingRegion`), anything else is `InvalidConfig`.
+ */
+const fromConfigError = (provider: string) => (error: ConfigError.ConfigError): RegistryError => {
+  if (ConfigError.isMissingData(error)) {
+    const variable = error.path.join(".")
+    return new RegistryError({
+      reason: /REGION/.test(variable) ? "MissingRegion" : "MissingKey",
+      message: `${error.message} (for ${provider})`,
+      provider,
+      variable
+    })
+  }
+  return new RegistryError({ reason: "InvalidConfig", message: String(error), provider })
+}
+
 /** Every OpenAI-compatible preset, served by `OpenAiChat`. */
 const chatPresets: Record<string, Entry> = Object.fromEntries(
   (Object.keys(OpenAiChat.presets) as Array<OpenAiChat.PresetName>).map((preset) => [
@@ -173,6 +198,12 @@ const modules: Record<string, Entry> = {
   gemini: fromHost(Hosts.hosts.google, (options) => Gemini.make(options)),
   google: fromHost(Hosts.hosts.google, (options) => Gemini.make(options)),
   cohere: fromHost(Hosts.hosts.cohere, (options) => Cohere.make(options)),
+  // AWS credentials or a Bedrock API key, and a region: Bedrock's own variables.
+  bedrock: (model, overrides) =>
+    Effect.flatMap(
+      Effect.mapError(Bedrock.resolve({ ...overrides, model }), fromConfigError("bedrock")),
+      Bedrock.make
+    ),
   // Ollama's own variables: OLLAMA_HOST (the server, optional) and OLLAMA_API_KEY (optional).
   ollama: fromHost({ ...Hosts.hosts.ollamaNative, apiKeyEnv: "OLLAMA_API_KEY" }, (options) => Ollama.make(options))
 }

@@ -218,6 +218,37 @@ describe("Registry.layer", () => {
       expect(remote.request.headers.authorization).toBe(`Bearer ${fakeKey("OLLAMA_API_KEY")}`)
     }))
 
+  it.effect("bedrock: signed with AWS credentials for the region's endpoint, the model id URL-encoded", () =>
+    Effect.gen(function*() {
+      const { request, service } = yield* sent(
+        "bedrock:us.anthropic.claude-sonnet-4-20250514-v1:0",
+        env([], [
+          ["AWS_ACCESS_KEY_ID", "AKIDEXAMPLE"],
+          ["AWS_SECRET_ACCESS_KEY", fakeKey("AWS_SECRET_ACCESS_KEY")],
+          ["AWS_REGION", "eu-west-1"]
+        ])
+      )
+      expect(service.provider).toBe("bedrock")
+      expect(service.model).toBe("us.anthropic.claude-sonnet-4-20250514-v1:0")
+      expect(request.url).toBe(
+        "https://bedrock-runtime.eu-west-1.amazonaws.com/model/us.anthropic.claude-sonnet-4-20250514-v1%3A0/converse-stream"
+      )
+      expect(request.headers.authorization?.startsWith("AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/")).toBe(true)
+      expect(request.headers.authorization).toContain("/eu-west-1/bedrock/aws4_request")
+    }))
+
+  it.effect("bedrock with a Bedrock API key sends it as a bearer token", () =>
+    Effect.gen(function*() {
+      const { request } = yield* sent(
+        "bedrock:amazon.nova-lite-v1:0",
+        env([], [["AWS_BEARER_TOKEN_BEDROCK", fakeKey("AWS_BEARER_TOKEN_BEDROCK")], ["AWS_REGION", "us-east-1"]])
+      )
+      expect(request.url).toBe(
+        "https://bedrock-runtime.us-east-1.amazonaws.com/model/amazon.nova-lite-v1%3A0/converse-stream"
+      )
+      expect(request.headers.authorization).toBe(`Bearer ${fakeKey("AWS_BEARER_TOKEN_BEDROCK")}`)
+    }))
+
   it.effect("overrides replace what the environment says", () =>
     Effect.gen(function*() {
       const { request, service } = yield* sent("groq:llama", env(), {
@@ -276,6 +307,25 @@ describe("Registry errors", () => {
       expect(error.message).toBe("No API key for groq: set GROQ_API_KEY or pass apiKey")
       const anthropic = yield* failure("anthropic:claude", env(["ANTHROPIC_API_KEY"]))
       expect(anthropic.message).toBe("No API key for anthropic: set ANTHROPIC_API_KEY or pass apiKey")
+    }))
+
+  it.effect("bedrock without credentials names the variables; without a region names AWS_REGION", () =>
+    Effect.gen(function*() {
+      const none = yield* failure("bedrock:amazon.nova-lite-v1:0")
+      expect(none.reason).toBe("MissingKey")
+      expect(none.variable).toBe("AWS_BEARER_TOKEN_BEDROCK")
+      expect(none.message).toBe(
+        "No Bedrock credentials: set AWS_BEARER_TOKEN_BEDROCK (a Bedrock API key), or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (for bedrock)"
+      )
+      const noRegion = yield* failure(
+        "bedrock:amazon.nova-lite-v1:0",
+        env([], [["AWS_BEARER_TOKEN_BEDROCK", fakeKey("AWS_BEARER_TOKEN_BEDROCK")]])
+      )
+      expect(noRegion.reason).toBe("MissingRegion")
+      expect(noRegion.variable).toBe("AWS_REGION")
+      expect(noRegion.message).toBe(
+        "No AWS region: set AWS_REGION (or AWS_DEFAULT_REGION), or pass region (for bedrock)"
+      )
     }))
 
   it.effect("Azure without its base URL names AZURE_OPENAI_BASE_URL", () =>

@@ -168,12 +168,20 @@ export const layer = (options: Options): Layer.Layer<LanguageModel.LanguageModel
 const missing = (name: string, message: string) => Effect.fail(ConfigError.MissingData([name], message))
 
 /** What the environment says, each read only where the options leave it open. */
-const fromEnv = (options: Omit<Options, "apiKey" | "credentials">) =>
+const fromEnv = (options: Options) =>
   Config.all({
-    apiKey: ProviderOptions.optionalSecret("AWS_BEARER_TOKEN_BEDROCK"),
-    accessKeyId: ProviderOptions.optionalString("AWS_ACCESS_KEY_ID"),
-    secretAccessKey: ProviderOptions.optionalSecret("AWS_SECRET_ACCESS_KEY"),
-    sessionToken: ProviderOptions.optionalSecret("AWS_SESSION_TOKEN"),
+    apiKey: options.apiKey !== undefined || options.credentials !== undefined
+      ? Config.succeed(options.apiKey)
+      : ProviderOptions.optionalSecret("AWS_BEARER_TOKEN_BEDROCK"),
+    accessKeyId: options.credentials !== undefined
+      ? Config.succeed(options.credentials.accessKeyId)
+      : ProviderOptions.optionalString("AWS_ACCESS_KEY_ID"),
+    secretAccessKey: options.credentials !== undefined
+      ? Config.succeed(options.credentials.secretAccessKey)
+      : ProviderOptions.optionalSecret("AWS_SECRET_ACCESS_KEY"),
+    sessionToken: options.credentials !== undefined
+      ? Config.succeed(options.credentials.sessionToken)
+      : ProviderOptions.optionalSecret("AWS_SESSION_TOKEN"),
     region: options.region !== undefined
       ? Config.succeed(options.region)
       : Config.map(
@@ -189,12 +197,42 @@ const fromEnv = (options: Omit<Options, "apiKey" | "credentials">) =>
   })
 
 /**
- * Like {@link layer}, reading the credentials and region from the environment: a Bedrock API key
+ * Completes options from the environment, reading only what they leave open: a Bedrock API key
  * from `AWS_BEARER_TOKEN_BEDROCK`, else AWS credentials from `AWS_ACCESS_KEY_ID`,
  * `AWS_SECRET_ACCESS_KEY` and `AWS_SESSION_TOKEN`; the region from `AWS_REGION` or
- * `AWS_DEFAULT_REGION` (unless `region` is given); the endpoint root from `BEDROCK_BASE_URL` when
- * set (unless `baseUrl` is given). Fails with a `ConfigError` naming the variables when there are
- * no credentials, a key id without its secret, or no region and no base URL.
+ * `AWS_DEFAULT_REGION`; the endpoint root from `BEDROCK_BASE_URL`. Fails with a `ConfigError` naming
+ * the variables when there are no credentials, a key id without its secret, or no region and no base
+ * URL.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const resolve = (options: Options): Effect.Effect<Options, ConfigError.ConfigError> =>
+  Effect.flatMap(fromEnv(options), (env) => {
+    if (env.apiKey === undefined && env.accessKeyId === undefined) {
+      return missing(
+        "AWS_BEARER_TOKEN_BEDROCK",
+        "No Bedrock credentials: set AWS_BEARER_TOKEN_BEDROCK (a Bedrock API key), or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY"
+      )
+    }
+    if (env.apiKey === undefined && env.secretAccessKey === undefined) {
+      return missing("AWS_SECRET_ACCESS_KEY", "AWS_ACCESS_KEY_ID is set without AWS_SECRET_ACCESS_KEY")
+    }
+    if (env.region === undefined && (env.baseUrl === undefined || env.apiKey === undefined)) {
+      return missing("AWS_REGION", "No AWS region: set AWS_REGION (or AWS_DEFAULT_REGION), or pass region")
+    }
+    const credentials: Credentials | undefined = env.apiKey === undefined && env.accessKeyId !== undefined &&
+        env.secretAccessKey !== undefined
+      ? { accessKeyId: env.accessKeyId, secretAccessKey: env.secretAccessKey, sessionToken: env.sessionToken }
+      : undefined
+    return Effect.succeed({ ...options, apiKey: env.apiKey, credentials, region: env.region, baseUrl: env.baseUrl })
+  })
+
+/**
+ * Like {@link layer}, completing the options from the environment ({@link resolve}): the
+ * credentials (`AWS_BEARER_TOKEN_BEDROCK`, or `AWS_ACCESS_KEY_ID` / `AWS_SECRET_ACCESS_KEY` /
+ * `AWS_SESSION_TOKEN`), the region (`AWS_REGION`, `AWS_DEFAULT_REGION`) and `BEDROCK_BASE_URL`, each
+ * unless given. Fails with a `ConfigError` naming what to set.
  *
  * @since 0.1.0
  * @category layers
@@ -202,25 +240,4 @@ const fromEnv = (options: Omit<Options, "apiKey" | "credentials">) =>
 export const layerConfig = (
   options: Omit<Options, "apiKey" | "credentials">
 ): Layer.Layer<LanguageModel.LanguageModel, ConfigError.ConfigError, HttpClient> =>
-  Layer.effect(
-    LanguageModel.LanguageModel,
-    Effect.flatMap(fromEnv(options), (env) => {
-      if (env.apiKey === undefined && env.accessKeyId === undefined) {
-        return missing(
-          "AWS_BEARER_TOKEN_BEDROCK",
-          "No Bedrock credentials: set AWS_BEARER_TOKEN_BEDROCK (a Bedrock API key), or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY"
-        )
-      }
-      if (env.apiKey === undefined && env.secretAccessKey === undefined) {
-        return missing("AWS_SECRET_ACCESS_KEY", "AWS_ACCESS_KEY_ID is set without AWS_SECRET_ACCESS_KEY")
-      }
-      if (env.region === undefined && (env.baseUrl === undefined || env.apiKey === undefined)) {
-        return missing("AWS_REGION", "No AWS region: set AWS_REGION (or AWS_DEFAULT_REGION), or pass region")
-      }
-      const credentials: Credentials | undefined = env.apiKey === undefined && env.accessKeyId !== undefined &&
-          env.secretAccessKey !== undefined
-        ? { accessKeyId: env.accessKeyId, secretAccessKey: env.secretAccessKey, sessionToken: env.sessionToken }
-        : undefined
-      return make({ ...options, apiKey: env.apiKey, credentials, region: env.region, baseUrl: env.baseUrl })
-    })
-  )
+  Layer.effect(LanguageModel.LanguageModel, Effect.flatMap(resolve(options), make))
