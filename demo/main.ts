@@ -14,6 +14,8 @@ import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import type * as LanguageModel from "../src/LanguageModel.js"
 import * as Anthropic from "../src/providers/anthropic/index.js"
+import * as BedrockFrames from "../src/providers/bedrock/fixture.js"
+import * as Bedrock from "../src/providers/bedrock/index.js"
 import * as Cohere from "../src/providers/cohere/index.js"
 import * as Gemini from "../src/providers/gemini/index.js"
 import * as Ollama from "../src/providers/ollama/index.js"
@@ -105,6 +107,20 @@ const providers: ReadonlyArray<Provider> = [
     replay: (root) => Ollama.layer({ model: "qwen3:8b-demo", baseUrl: root }),
     keyVariable: "OLLAMA_HOST",
     live: () => Ollama.layerConfig({ model: process.env.OLLAMA_MODEL ?? "qwen3:8b" })
+  },
+  {
+    title: "Amazon Bedrock ConverseStream (Bedrock, AWS event-stream binary frames)",
+    path: "/model/demo.claude-1/converse-stream",
+    family: "bedrock",
+    toolTurn: "demo-weather-tool-call.jsonl",
+    answerTurn: "demo-weather-answer.jsonl",
+    // Our transcripts are the decoded events, one per line; the wire is one binary frame each.
+    wire: (text) => BedrockFrames.eventStreamBytes(BedrockFrames.linesOf(text)),
+    contentType: "application/vnd.amazon.eventstream",
+    replay: (root) => Bedrock.layer({ model: "demo.claude-1", baseUrl: root, apiKey: replayKey }),
+    keyVariable: "AWS_BEARER_TOKEN_BEDROCK",
+    live: () =>
+      Bedrock.layerConfig({ model: process.env.BEDROCK_MODEL ?? "us.anthropic.claude-sonnet-4-20250514-v1:0" })
   },
   {
     title: "Cohere v2 chat (Cohere)",
