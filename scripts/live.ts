@@ -31,7 +31,11 @@ const models: ReadonlyArray<readonly [name: string, model: string]> = [
   ["moonshot", "kimi-k2-0711-preview"],
   ["alibaba", "qwen-plus"],
   ["anthropic", "claude-sonnet-4-5"],
-  ["openai-responses", "gpt-4.1-mini"]
+  ["openai-responses", "gpt-4.1-mini"],
+  ["gemini", "gemini-2.5-flash"],
+  ["cohere", "command-a-03-2025"],
+  ["bedrock", "us.anthropic.claude-sonnet-4-20250514-v1:0"],
+  ["ollama", "qwen3:8b"]
 ]
 
 /** The model strings to run: `LIVE_<NAME>_MODEL` replaces a default. */
@@ -41,7 +45,7 @@ const targets = models.map(([name, model]) => {
 })
 
 /** Local servers answer without a key; they run only when asked for by their base URL variable. */
-const localOnlyWhenSet: Readonly<Record<string, string>> = {}
+const localOnlyWhenSet: Readonly<Record<string, string>> = { ollama: "OLLAMA_HOST" }
 
 const main = async (): Promise<number> => {
   let ran = 0
