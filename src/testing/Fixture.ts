@@ -12,6 +12,8 @@
  *
  * @since 0.1.0
  */
+import { EventStreamCodec } from "@smithy/eventstream-codec"
+import { fromUtf8, toUtf8 } from "@smithy/util-utf8"
 import * as RecordingText from "../internal/kit/recordingText.js"
 import * as AnthropicFixture from "../providers/anthropic/fixture.js"
 import * as OpenAiChatFixture from "../providers/openai-chat/fixture.js"
@@ -49,64 +51,19 @@ const sseFramings: Record<Exclude<Family, "bedrock">, (lines: ReadonlyArray<stri
 export const sseText = (family: Exclude<Family, "bedrock">, lines: ReadonlyArray<string>): string =>
   sseFramings[family](lines)
 
-// CRC-32 (IEEE), as AWS event-stream frames use it.
-const crcTable = (() => {
-  const t = new Uint32Array(256)
-  for (let n = 0; n < 256; n++) {
-    let c = n
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1
-    t[n] = c >>> 0
-  }
-  return t
-})()
+const codec = new EventStreamCodec(toUtf8, fromUtf8)
 
 /**
- * CRC-32 of bytes.
- *
- * @since 0.1.0
- * @category utils
- */
-export const crc32 = (bytes: Uint8Array, start = 0, end = bytes.length): number => {
-  let c = 0xffffffff
-  for (let i = start; i < end; i++) c = crcTable[(c ^ bytes[i]!) & 0xff]! ^ (c >>> 8)
-  return (c ^ 0xffffffff) >>> 0
-}
-
-/**
- * One AWS event-stream frame with string headers and a payload.
+ * One AWS event-stream frame with string headers and a payload, CRCs included (encoded by the
+ * maintained `@smithy/eventstream-codec`, the codec the Bedrock provider decodes with).
  *
  * @since 0.1.0
  * @category utils
  */
 export const eventStreamFrame = (headers: Readonly<Record<string, string>>, payload: Uint8Array): Uint8Array => {
-  const headerParts: Array<Uint8Array> = []
-  for (const [name, value] of Object.entries(headers)) {
-    const n = encoder.encode(name)
-    const v = encoder.encode(value)
-    const h = new Uint8Array(1 + n.length + 1 + 2 + v.length)
-    h[0] = n.length
-    h.set(n, 1)
-    h[1 + n.length] = 7 // header value type 7: string
-    h[2 + n.length] = (v.length >> 8) & 0xff
-    h[3 + n.length] = v.length & 0xff
-    h.set(v, 4 + n.length)
-    headerParts.push(h)
-  }
-  const headersLength = headerParts.reduce((a, h) => a + h.length, 0)
-  const total = 12 + headersLength + payload.length + 4
-  const out = new Uint8Array(total)
-  const view = new DataView(out.buffer)
-  view.setUint32(0, total)
-  view.setUint32(4, headersLength)
-  view.setUint32(8, crc32(out, 0, 8))
-  let at = 12
-  for (const h of headerParts) {
-    out.set(h, at)
-    at += h.length
-  }
-  out.set(payload, at)
-  view.setUint32(total - 4, crc32(out, 0, total - 4))
-  return out
+  const typed: Record<string, { type: "string"; value: string }> = {}
+  for (const [name, value] of Object.entries(headers)) typed[name] = { type: "string", value }
+  return codec.encode({ headers: typed, body: payload })
 }
 
 const bedrockBytes = (lines: ReadonlyArray<string>): Uint8Array => {

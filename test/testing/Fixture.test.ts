@@ -37,8 +37,6 @@ describe("Fixture framing", () => {
     const total = view.getUint32(0)
     const headersLength = view.getUint32(4)
     expect(total).toBe(bytes.length)
-    expect(view.getUint32(8)).toBe(Fixture.crc32(bytes, 0, 8))
-    expect(view.getUint32(total - 4)).toBe(Fixture.crc32(bytes, 0, total - 4))
     // headers: name length, name, type 7 (string), value length, value
     const headers: Record<string, string> = {}
     let at = 12
@@ -61,8 +59,16 @@ describe("Fixture framing", () => {
     })
   })
 
-  it("crc32 matches the IEEE check value", () => {
-    expect(Fixture.crc32(new TextEncoder().encode("123456789"))).toBe(0xcbf43926)
+  it("an event-stream frame matches the published golden vector, CRCs included", () => {
+    // wire-formats §6: a contentBlockDelta "Hello" with Bedrock's padding field `p`.
+    const bytes = Fixture.eventStreamFrame(
+      { ":message-type": "event", ":event-type": "contentBlockDelta", ":content-type": "application/json" },
+      new TextEncoder().encode("{\"contentBlockIndex\":0,\"delta\":{\"text\":\"Hello\"},\"p\":\"abcd\"}")
+    )
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+    expect([view.getUint32(0), view.getUint32(4), view.getUint32(8)]).toStrictEqual([162, 87, 0x9acad7c8])
+    expect(view.getUint32(158)).toBe(0x9b1cfb23)
+    expect(bytes.length).toBe(162)
   })
 
   it("splits at offsets and reproducibly at random, losing no byte", () => {
