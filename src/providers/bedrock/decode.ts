@@ -7,10 +7,18 @@
  * deltas (text blocks have no start event); reasoning deltas closed by one `reasoning` chunk at the
  * block's stop, carrying its `signature`, or its `redactedContent` as `redacted`; for a tool call
  * (`contentBlockStart` with `toolUse`), tool-call deltas, then the `tool-call` at the block's stop
- * (fragments joined and parsed once; none → `{}`). `messageStop` closes any block still open and
+ * (fragments joined and parsed once; none → `{}`). Nothing else is dropped: a `citation` delta
+ * (whole in one delta, its cited text following as text) is a `source` part — `url` for a `web`
+ * location, else `document` — with the citation as sent in `providerMetadata.citation`; a tool the
+ * service runs itself (`toolUse.type: "server_tool_use"`) is a `provider-tool` call part at its
+ * stop, and a `toolResult` block a `provider-tool` result part (its text joined, or its `{json}` /
+ * `{text}` items as sent); an `image` block an `image` part (base64 pieces joined). The tool
+ * `json_response` (added by the request encoder for `responseFormat`) streams its input as text,
+ * and its `tool_use` stop is a `stop`. `messageStop` closes any block still open and
  * brings the stop reason; `metadata` brings the usage — its `inputTokens` leave out cache reads and
  * writes, which the `usage` chunk adds back (DESIGN "Usage") — then `cache-read` / `cache-write`
- * when non-zero; `metrics` (latency) are kept in the usage's `raw`.
+ * when non-zero; `metrics` (latency), `trace`, `performanceConfig` and `serviceTier` are kept in
+ * the usage's `raw`.
  *
  * The end: `messageStop` is the end marker. Its `finish` waits for `metadata` (which Bedrock sends
  * after it) so the usage comes before the terminal chunk; a body that ends after `messageStop`
@@ -26,13 +34,16 @@
  * Errors inside the stream: an `exception` message (`throttlingException` → `rate_limit`,
  * `serviceUnavailableException` → `overloaded`, `internalServerException` and
  * `modelStreamErrorException` → `server`, `validationException` → `invalid_request` …) or an
- * `error` message ends the stream with that error (see `errors.ts`); a payload that is not a JSON
- * object is a `protocol` error.
+ * `error` message ends the stream with that error (see `errors.ts`); a payload of a known event
+ * that is not a JSON object is a `protocol` error. Events of another type (newer than this decoder)
+ * are skipped unread.
  *
  * @since 0.1.0
  */
+import type * as ContentPart from "../../ContentPart.js"
 import type { ChunkDecoder } from "../../internal/ChunkDecoder.js"
 import type * as EventStream from "../../internal/framing/EventStream.js"
+import * as Json from "../../internal/json.js"
 import { Emitter, type Out, protocolError } from "../../internal/kit/Emitter.js"
 import * as Guards from "../../internal/kit/guards.js"
 import { Reasoning } from "../../internal/kit/Reasoning.js"
@@ -41,13 +52,55 @@ import * as StreamChunk from "../../StreamChunk.js"
 import * as ToolCall from "../../ToolCall.js"
 import * as Usage from "../../Usage.js"
 import * as Errors from "./errors.js"
-import type * as Events from "./events.js"
+import * as Events from "./events.js"
 
 /** One open content block, by its `contentBlockIndex`. */
 type Block =
   | { readonly kind: "text" }
   | { readonly kind: "reasoning" }
   | { readonly kind: "tool"; readonly call: number; readonly id: string; announced: boolean }
+  /** The request's JSON response tool: its input is the answer, streamed as text. */
+  | { readonly kind: "json" }
+  /** A tool the service runs itself (`type: "server_tool_use"`): a provider-tool call part at its stop. */
+  | { readonly kind: "server"; readonly id: string; readonly name: string; readonly input: Array<string> }
+  /** A tool result the service streams (its own tools' output): a provider-tool result part at its stop. */
+  | {
+    readonly kind: "result"
+    readonly id: string
+    readonly meta: Record<string, unknown>
+    readonly isError: boolean
+    readonly items: Array<unknown>
+  }
+  /** A generated image: base64 pieces joined at its stop. */
+  | { readonly kind: "image"; readonly format: string | undefined; readonly data: Array<string> }
+
+/** The events read; `messageStart` carries only the role. */
+const known: ReadonlySet<string> = new Set([
+  "contentBlockStart",
+  "contentBlockDelta",
+  "contentBlockStop",
+  "messageStop",
+  "metadata"
+])
+
+/** A JSON text parsed, or `undefined` when it does not parse. */
+const parseJson = (text: string): unknown => {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}
+
+/** A tool result's output: its text pieces joined when it is all text, else the items as sent. */
+const resultOutput = (items: ReadonlyArray<unknown>): unknown => {
+  let text = ""
+  for (const item of items) {
+    if (!Guards.isObject<{ text: string }>(item) || typeof item.text !== "string") return items
+    text += item.text
+  }
+  return text
+}
 
 /** The stop reasons that mean the model's output was unusable. */
 const malformed: ReadonlySet<string> = new Set(["malformed_model_output", "malformed_tool_use"])
@@ -68,13 +121,18 @@ export const make = (options: {
   const blocks = new Map<number, Block>()
   const assembler = new ToolCall.Assembler()
   let callCount = 0
+  /** Whether the JSON response tool answered (its `tool_use` stop is then a plain stop). */
+  let jsonAnswered = false
+  /** Names of the service's own tool calls, by id, for their results. */
+  const serverNames = new Map<string, string>()
   /** The raw stop reason, once `messageStop` arrived. */
   let stopped: { readonly raw: string | undefined } | undefined
   let metadataSeen = false
 
   const finish = (out: Out): void => {
     const raw = stopped?.raw
-    emitter.finish(out, finishReason(raw), raw)
+    const reason = finishReason(raw)
+    emitter.finish(out, reason === "tool_calls" && jsonAnswered && callCount === 0 ? "stop" : reason, raw)
   }
 
   // --- blocks ----------------------------------------------------------------------------------
@@ -83,11 +141,54 @@ export const make = (options: {
     const block = blocks.get(index)
     if (block === undefined) return
     blocks.delete(index)
-    if (block.kind === "reasoning") return reasoning.close(out)
-    if (block.kind === "tool") {
-      const call = assembler.finish(block.call)
-      if (call !== undefined) emitter.emit(out, StreamChunk.toolCall(call))
+    switch (block.kind) {
+      case "reasoning":
+        return reasoning.close(out)
+      case "tool": {
+        const call = assembler.finish(block.call)
+        if (call !== undefined) emitter.emit(out, StreamChunk.toolCall(call))
+        return
+      }
+      case "server": {
+        const raw = block.input.join("")
+        const input = raw === "" ? {} : parseJson(raw)
+        return part(out, {
+          type: "provider-tool",
+          kind: "call",
+          id: block.id,
+          name: block.name,
+          input: input === undefined || Json.check(input) !== undefined ? { raw } : input
+        })
+      }
+      case "result":
+        return part(out, {
+          type: "provider-tool",
+          kind: "result",
+          id: block.id,
+          name: serverNames.get(block.id) ?? "tool",
+          output: resultOutput(block.items),
+          isError: block.isError,
+          ...(Object.keys(block.meta).length > 0 ? { providerMetadata: block.meta } : {})
+        })
+      case "image":
+        return part(out, {
+          type: "image",
+          ...(block.format !== undefined ? { mediaType: `image/${block.format}` } : {}),
+          data: block.data.join("")
+        })
+      default:
+        return
     }
+  }
+
+  /**
+   * A content part; what the service sent as it is (provider data, a tool's output) is kept only
+   * when it always serializes (depth, finite numbers), else left out.
+   */
+  const part = (out: Out, p: ContentPart.ContentPart): void => {
+    if (Json.check(p) === undefined) return emitter.emit(out, StreamChunk.contentPart(p))
+    const { output: _output, providerMetadata: _meta, ...rest } = p as ContentPart.ContentPart & { output?: unknown }
+    emitter.emit(out, StreamChunk.contentPart(rest as ContentPart.ContentPart))
   }
 
   /** The block at `index`, opened as `kind` when it is new; another kind there is closed first. */
@@ -105,6 +206,16 @@ export const make = (options: {
 
   const toolStart = (out: Out, index: number, start: Guards.Unchecked<Events.ToolUseStart>): void => {
     if (blocks.has(index)) closeBlock(out, index)
+    if (start.name === Events.jsonToolName) {
+      jsonAnswered = true
+      return void blocks.set(index, { kind: "json" })
+    }
+    if (start.type === "server_tool_use") {
+      const id = Guards.isNonEmptyString(start.toolUseId) ? start.toolUseId : `server_${index}`
+      const name = Guards.isNonEmptyString(start.name) ? start.name : "tool"
+      serverNames.set(id, name)
+      return void blocks.set(index, { kind: "server", id, name, input: [] })
+    }
     const call = callCount++
     const id = Guards.isNonEmptyString(start.toolUseId) ? start.toolUseId : ToolCall.synthesizeId(call)
     assembler.add(call, "", id, Guards.isNonEmptyString(start.name) ? start.name : undefined)
@@ -113,6 +224,8 @@ export const make = (options: {
 
   const toolFragment = (out: Out, index: number, fragment: string): void => {
     let block = blocks.get(index)
+    if (block?.kind === "json") return fragment === "" ? undefined : emitter.emit(out, StreamChunk.textDelta(fragment))
+    if (block?.kind === "server") return void block.input.push(fragment)
     if (block?.kind !== "tool") {
       // Input with no start event: still a call (its id synthesized), never dropped.
       toolStart(out, index, {})
@@ -145,8 +258,60 @@ export const make = (options: {
     if (Guards.isObject<{ input: string }>(d.toolUse)) {
       if (typeof d.toolUse.input === "string") toolFragment(out, index, d.toolUse.input)
       else if (!blocks.has(index)) toolStart(out, index, {})
+      return
     }
-    // Citations, tool results and images of newer models: skipped, never fatal.
+    if (Guards.isObject<Events.Citation>(d.citation)) return citation(out, d.citation)
+    if (d.toolResult !== undefined) {
+      const block = blocks.get(index)
+      const items = Guards.isArray(d.toolResult) ? d.toolResult : [d.toolResult]
+      if (block?.kind === "result") { for (const item of items) block.items.push(item) }
+      else blocks.set(index, { kind: "result", id: `result_${index}`, meta: {}, isError: false, items: [...items] })
+      return
+    }
+    if (Guards.isObject<Events.ImageDelta>(d.image)) {
+      let block = blocks.get(index)
+      if (block?.kind !== "image") {
+        if (block !== undefined) closeBlock(out, index)
+        block = { kind: "image", format: undefined, data: [] }
+        blocks.set(index, block)
+      }
+      const bytes = Guards.isObject<{ bytes: string }>(d.image.source) ? d.image.source.bytes : undefined
+      if (Guards.isNonEmptyString(bytes)) block.data.push(bytes)
+    }
+    // Delta kinds newer than this decoder: skipped, never fatal.
+  }
+
+  /** A citation (complete in one delta): a `source` part, the citation as sent in its provider data. */
+  const citation = (out: Out, c: Guards.Unchecked<Events.Citation>): void => {
+    const location = Guards.isObject<{ web: unknown }>(c.location) ? c.location : undefined
+    const web = Guards.isObject<{ url: string }>(location?.web) ? location.web : undefined
+    const url = Guards.isNonEmptyString(web?.url) ? web.url : undefined
+    part(out, {
+      type: "source",
+      sourceType: url !== undefined ? "url" : "document",
+      ...(url !== undefined ? { url } : {}),
+      ...(Guards.isNonEmptyString(c.title) ? { title: c.title } : {}),
+      providerMetadata: { citation: c }
+    })
+  }
+
+  const blockStart = (out: Out, index: number, start: Guards.Unchecked<Events.ContentBlockStart["start"]>): void => {
+    if (Guards.isObject<Events.ToolUseStart>(start.toolUse)) return toolStart(out, index, start.toolUse)
+    if (Guards.isObject<Events.ToolResultStart>(start.toolResult)) {
+      if (blocks.has(index)) closeBlock(out, index)
+      const r = start.toolResult
+      const meta: Record<string, unknown> = {}
+      if (Guards.isNonEmptyString(r.type)) meta.type = r.type
+      if (Guards.isNonEmptyString(r.status)) meta.status = r.status
+      const id = Guards.isNonEmptyString(r.toolUseId) ? r.toolUseId : `result_${index}`
+      return void blocks.set(index, { kind: "result", id, meta, isError: r.status === "error", items: [] })
+    }
+    if (Guards.isObject<{ format: string }>(start.image)) {
+      if (blocks.has(index)) closeBlock(out, index)
+      const format = Guards.isNonEmptyString(start.image.format) ? start.image.format : undefined
+      blocks.set(index, { kind: "image", format, data: [] })
+    }
+    // A start for text (`start: {}`) or of a kind newer than this decoder: its deltas decide.
   }
 
   // --- the message -----------------------------------------------------------------------------
@@ -162,7 +327,12 @@ export const make = (options: {
     metadataSeen = true
     if (Guards.isObject<Events.TokenUsage>(e.usage)) {
       const u = e.usage
-      const raw = Guards.isObject(e.metrics) ? { ...u, metrics: e.metrics } : u
+      // What else the event reports (latency, guardrail trace, tier) rides in the usage's raw.
+      const raw: Record<string, unknown> = { ...u }
+      if (Guards.isObject(e.metrics)) raw.metrics = e.metrics
+      if (e.trace !== undefined) raw.trace = e.trace
+      if (e.performanceConfig !== undefined) raw.performanceConfig = e.performanceConfig
+      if (e.serviceTier !== undefined) raw.serviceTier = e.serviceTier
       usages.push(
         out,
         Usage.normalize({
@@ -183,6 +353,9 @@ export const make = (options: {
   // --- one message -----------------------------------------------------------------------------
 
   const event = (out: Out, type: string | undefined, payload: string): void => {
+    // `messageStart` says nothing the metadata chunk did not; events newer than this decoder are
+    // skipped unread, whatever their payload.
+    if (type === undefined || !known.has(type)) return
     const e = Guards.parseObject<Record<string, unknown>>(payload)
     if (e === undefined) return emitter.fail(out, protocolError(provider, payload))
     const index = ToolCall.isIndex(e.contentBlockIndex) ? e.contentBlockIndex : 0
@@ -190,20 +363,15 @@ export const make = (options: {
       case "contentBlockDelta":
         if (Guards.isObject<Events.Delta>(e.delta)) delta(out, index, e.delta)
         return
-      case "contentBlockStart": {
-        const start = Guards.isObject<Events.ContentBlockStart["start"]>(e.start) ? e.start : undefined
-        if (Guards.isObject<Events.ToolUseStart>(start?.toolUse)) toolStart(out, index, start.toolUse)
+      case "contentBlockStart":
+        if (Guards.isObject<Events.ContentBlockStart["start"]>(e.start)) blockStart(out, index, e.start)
         return
-      }
       case "contentBlockStop":
         return closeBlock(out, index)
       case "messageStop":
         return messageStop(out, e)
       case "metadata":
         return metadata(out, e)
-      default:
-        // `messageStart` (the metadata chunk went out already), and events newer than this decoder.
-        return
     }
   }
 

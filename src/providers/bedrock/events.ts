@@ -11,6 +11,12 @@
  * @since 0.1.0
  */
 
+/**
+ * The name of the tool the request encoder adds for `responseFormat` (Converse has no JSON mode):
+ * the decoder streams its input as the answer's text. A request's own tool may not take this name.
+ */
+export const jsonToolName = "json_response"
+
 /** The `:event-type` values of a ConverseStream response. */
 export type EventType =
   | "messageStart"
@@ -31,10 +37,23 @@ export interface MessageStart {
  */
 export interface ContentBlockStart {
   readonly contentBlockIndex: number
-  readonly start: { readonly toolUse?: ToolUseStart }
+  readonly start: {
+    readonly toolUse?: ToolUseStart
+    /** The start of a result of a tool the service ran itself. */
+    readonly toolResult?: ToolResultStart
+    /** The start of a generated image: its format (`png`, `jpeg` …). */
+    readonly image?: { readonly format?: string }
+  }
 }
 
-/** The start of a tool call: its id and name. */
+/** The start of a tool result block: the call it answers, the tool's type, `success | error`. */
+export interface ToolResultStart {
+  readonly toolUseId: string
+  readonly type: string
+  readonly status: string
+}
+
+/** The start of a tool call: its id and name; `type: "server_tool_use"` for a tool the service runs itself. */
 export interface ToolUseStart {
   readonly toolUseId: string
   readonly name: string
@@ -53,7 +72,30 @@ export interface Delta {
   /** A fragment of the tool call's JSON input; the fragments concatenate (`""` for a call with none). */
   readonly toolUse: { readonly input: string }
   readonly reasoningContent: ReasoningDelta
-  readonly citation: unknown
+  /** A citation, whole in one delta; the cited text follows as text deltas of the same block. */
+  readonly citation: Citation
+  /** A piece of a server tool's result: an array of `{text}` / `{json}` items. */
+  readonly toolResult: unknown
+  /** A piece of a generated image. */
+  readonly image: ImageDelta
+}
+
+/**
+ * A citation: `title`, `source`, `sourceContent: [{text}]` and a `location` that is one of `web
+ * {url, domain}`, `documentChar` / `documentPage` / `documentChunk {documentIndex, start, end}` or
+ * `searchResultLocation {searchResultIndex, start, end}`.
+ */
+export interface Citation {
+  readonly title: string
+  readonly source: string
+  readonly sourceContent: unknown
+  readonly location: unknown
+}
+
+/** A piece of a generated image: base64 bytes, or an error. */
+export interface ImageDelta {
+  readonly source: { readonly bytes?: unknown }
+  readonly error: unknown
 }
 
 /** A reasoning delta: text, the block's signature, or opaque redacted reasoning (base64). */
@@ -83,6 +125,7 @@ export interface Metadata {
   readonly metrics: { readonly latencyMs?: number }
   readonly trace: unknown
   readonly performanceConfig: unknown
+  readonly serviceTier: unknown
 }
 
 /** Bedrock's token usage: `inputTokens` leaves out cache reads and writes. */

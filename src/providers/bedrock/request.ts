@@ -24,7 +24,19 @@
  *   budget_tokens}` (Claude on Bedrock), with `maxTokens` defaulting to {@link EncodeOptions.maxTokens}
  *   plus the budget (Claude wants it above the budget). `reasoning.effort` alone is not sent: the
  *   Converse API has no portable effort (send the model's own field in `providerOptions`).
- * - `responseFormat` is not sent (Converse has no portable JSON mode: use a tool).
+ * - `responseFormat` `json` / `json_schema`: Converse has no JSON mode, so the answer comes through
+ *   a tool, `json_response` ({@link Events.jsonToolName}), whose input schema is the requested one
+ *   (`{type: "object"}` for `json`). It is forced (`toolChoice {tool: {name: "json_response"}}`)
+ *   when no tool of the caller's is offered; beside the caller's tools the choice is `{any: {}}`
+ *   (call a tool or answer), and a named `toolChoice` stays as named. The decoder streams that
+ *   tool's input as the answer's text and reports a plain `stop`. A request may not name a tool of
+ *   its own `json_response`. (Claude with a reasoning budget refuses a forced tool: Bedrock then
+ *   answers with a `ValidationException`.)
+ * - Tool call ids go back fitted to Bedrock's pattern (`[a-zA-Z0-9_-]`, at most 64 characters):
+ *   other characters become `_` (ids of another provider, or a model's `functions.name:1`), the
+ *   same way in `toolUse` and `toolResult`.
+ * - Document names keep to the characters Bedrock allows (letters, digits, single spaces, hyphens,
+ *   parentheses, brackets), without the file's extension, unique within the request (` (2)` …).
  * - `providerOptions` is merged last into the body (`guardrailConfig`, `performanceConfig`,
  *   `additionalModelResponseFieldPaths` …); its `additionalModelRequestFields` and `inferenceConfig`
  *   are merged into ours field by field rather than replacing them.
@@ -33,6 +45,7 @@
  */
 import * as Either from "effect/Either"
 import type * as ChatRequest from "../../ChatRequest.js"
+import * as Events from "./events.js"
 
 type Json = Record<string, unknown>
 
@@ -53,7 +66,13 @@ class Refused {
 export const encode = (request: ChatRequest.ChatRequest, options: EncodeOptions): Either.Either<Json, string> => {
   const { additionalModelRequestFields: extraFields, inferenceConfig: extraInference, ...extra } =
     request.providerOptions ?? {}
+  if (request.tools?.some((t) => t.name === Events.jsonToolName) === true) {
+    return Either.left(
+      `The tool name "${Events.jsonToolName}" is reserved: Bedrock's responseFormat answers through a tool of that name`
+    )
+  }
   const system: Array<Json> = []
+  const documentNames = new Set<string>()
   const messages: Array<{ role: "user" | "assistant"; content: Array<Json> }> = []
   let toolBlocks = false
   const append = (role: "user" | "assistant", content: Array<Json>): void => {
@@ -74,7 +93,7 @@ export const encode = (request: ChatRequest.ChatRequest, options: EncodeOptions)
         }
         const content: Array<Json> = []
         for (const part of m.content) {
-          const block = userPart(part)
+          const block = userPart(part, documentNames)
           if (block instanceof Refused) return Either.left(block.reason)
           content.push(block)
         }
@@ -90,7 +109,7 @@ export const encode = (request: ChatRequest.ChatRequest, options: EncodeOptions)
       case "tool": {
         toolBlocks = true
         const result: Json = {
-          toolUseId: m.toolCallId,
+          toolUseId: toolUseId(m.toolCallId),
           content: typeof m.content === "string" ? [{ text: m.content }] : m.content.map((p) => ({ text: p.text }))
         }
         if (m.isError === true) result.status = "error"
@@ -138,11 +157,14 @@ const assistant = (m: ChatRequest.AssistantMessage, provider: string): Array<Jso
   if (m.content !== "") blocks.push({ text: m.content })
   for (const call of m.toolCalls ?? []) {
     blocks.push({
-      toolUse: { toolUseId: call.id, name: call.name, input: toolInput(call.arguments, call.rawArguments) }
+      toolUse: { toolUseId: toolUseId(call.id), name: call.name, input: toolInput(call.arguments, call.rawArguments) }
     })
   }
   return blocks
 }
+
+/** A tool call id fitted to Bedrock's pattern: `[a-zA-Z0-9_-]{1,64}`. */
+const toolUseId = (id: string): string => id.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 64) || "call"
 
 /** `input` must be an object: arguments that are not one go back as `{ raw }`. */
 const toolInput = (args: unknown, rawArguments: string): unknown =>
@@ -161,7 +183,7 @@ const documentFormats: ReadonlyMap<string, string> = new Map([
   ["text/markdown", "md"]
 ])
 
-const userPart = (part: ChatRequest.UserPart): Json | Refused => {
+const userPart = (part: ChatRequest.UserPart, documentNames: Set<string>): Json | Refused => {
   switch (part.type) {
     case "text":
       return { text: part.text }
@@ -174,7 +196,9 @@ const userPart = (part: ChatRequest.UserPart): Json | Refused => {
       if (format === undefined) return new Refused(`Bedrock does not take ${part.mediaType} documents`)
       const src = source(part.url, part.data)
       if (src instanceof Refused) return src
-      return { document: { format, name: documentName(part.filename ?? "document"), source: src } }
+      return {
+        document: { format, name: uniqueName(documentName(part.filename ?? "document"), documentNames), source: src }
+      }
     }
   }
 }
@@ -199,32 +223,63 @@ const source = (url: string | undefined, data: string | Uint8Array | undefined):
   return new Refused(`Bedrock fetches no URL but s3:// ones: send the bytes of ${url ?? "the part"}`)
 }
 
-/** Bedrock allows letters, digits, spaces, hyphens, parentheses and brackets in a document name. */
-const documentName = (filename: string): string =>
-  filename.replace(/\.[^.]*$/, "").replace(/[^A-Za-z0-9 \-()[\]]/g, "-") || "document"
+/**
+ * Bedrock allows letters, digits, whitespace (never two in a row), hyphens, parentheses and brackets
+ * in a document name; a name with no letter or digit left is `document`.
+ */
+const documentName = (filename: string): string => {
+  const name = filename.replace(/\.[^.]*$/, "").replace(/[^A-Za-z0-9\s\-()[\]]/g, "-").replace(/\s+/g, " ").trim()
+  return /[A-Za-z0-9]/.test(name) ? name : "document"
+}
+
+/** Two documents of one request may not share a name: later ones get ` (2)`, ` (3)` … */
+const uniqueName = (name: string, taken: Set<string>): string => {
+  let unique = name
+  for (let n = 2; taken.has(unique); n++) unique = `${name} (${n})`
+  taken.add(unique)
+  return unique
+}
 
 // ---------------------------------------------------------------------------------------------
 // Tools
 // ---------------------------------------------------------------------------------------------
 
-const tools = (request: ChatRequest.ChatRequest, toolBlocks: boolean): Json | undefined => {
-  if (request.tools === undefined || request.tools.length === 0) return undefined
-  const choice = request.toolChoice
-  if (choice === "none" && !toolBlocks) return undefined
-  const config: Json = {
-    tools: request.tools.map((t) => ({
-      toolSpec: {
-        name: t.name,
-        ...(t.description !== undefined ? { description: t.description } : {}),
-        inputSchema: { json: t.parameters }
-      }
-    }))
+const toolSpec = (name: string, description: string | undefined, schema: unknown): Json => ({
+  toolSpec: { name, ...(description !== undefined ? { description } : {}), inputSchema: { json: schema } }
+})
+
+/** The tool that carries a JSON answer, for `responseFormat` `json` / `json_schema`. */
+const jsonTool = (format: ChatRequest.ResponseFormat | undefined): Json | undefined => {
+  if (format?.type === "json") {
+    return toolSpec(
+      Events.jsonToolName,
+      "Respond with a JSON object: call this tool once, with the whole answer.",
+      { type: "object" }
+    )
   }
-  if (choice === undefined || choice === "none") return config
-  config.toolChoice = typeof choice !== "string"
-    ? { tool: { name: choice.name } }
-    : choice === "required"
-    ? { any: {} }
-    : { auto: {} }
+  if (format?.type !== "json_schema") return undefined
+  return toolSpec(
+    Events.jsonToolName,
+    format.description ??
+      "Respond with a JSON object matching this schema: call this tool once, with the whole answer.",
+    format.schema
+  )
+}
+
+const tools = (request: ChatRequest.ChatRequest, toolBlocks: boolean): Json | undefined => {
+  const choice = request.toolChoice
+  const own = request.tools ?? []
+  // Bedrock has no "none": the tools are left out, unless the history holds tool blocks.
+  const sendOwn = own.length > 0 && (choice !== "none" || toolBlocks)
+  const json = jsonTool(request.responseFormat)
+  if (!sendOwn && json === undefined) return undefined
+  const specs = sendOwn ? own.map((t) => toolSpec(t.name, t.description, t.parameters)) : []
+  if (json !== undefined) specs.push(json)
+  const config: Json = { tools: specs }
+  if (typeof choice === "object") config.toolChoice = { tool: { name: choice.name } }
+  else if (json !== undefined) {
+    config.toolChoice = !sendOwn || choice === "none" ? { tool: { name: Events.jsonToolName } } : { any: {} }
+  } else if (choice === "required") config.toolChoice = { any: {} }
+  else if (choice === "auto") config.toolChoice = { auto: {} }
   return config
 }

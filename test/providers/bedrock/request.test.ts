@@ -172,4 +172,151 @@ describe("Bedrock request", () => {
     expect(refused({ messages: [{ role: "user", content: [{ type: "file", data: "AA", mediaType: "audio/wav" }] }] }))
       .toBe("Bedrock does not take audio/wav documents")
   })
+
+  it("responseFormat: a forced JSON response tool (json_schema with its schema, json with any object)", () => {
+    const schema = { type: "object", properties: { city: { type: "string" } }, required: ["city"] }
+    const jsonSpec = (json: unknown, description: string) => ({
+      toolSpec: { name: "json_response", description, inputSchema: { json } }
+    })
+    const described = "Respond with a JSON object matching this schema: call this tool once, with the whole answer."
+    expect(
+      encode({
+        messages: [{ role: "user", content: "City?" }],
+        responseFormat: { type: "json_schema", name: "answer", schema }
+      }).toolConfig
+    ).toStrictEqual({
+      tools: [jsonSpec(schema, described)],
+      toolChoice: { tool: { name: "json_response" } }
+    })
+    expect(
+      encode({
+        messages: [{ role: "user", content: "City?" }],
+        responseFormat: { type: "json_schema", name: "answer", schema, description: "The city asked for" }
+      }).toolConfig
+    ).toMatchObject({ tools: [jsonSpec(schema, "The city asked for")] })
+    expect(encode({ messages: [{ role: "user", content: "City?" }], responseFormat: { type: "json" } }).toolConfig)
+      .toStrictEqual({
+        tools: [
+          jsonSpec({ type: "object" }, "Respond with a JSON object: call this tool once, with the whole answer.")
+        ],
+        toolChoice: { tool: { name: "json_response" } }
+      })
+    // With the caller's tools the model must call one of them or answer through the JSON tool.
+    expect(
+      encode({
+        messages: [{ role: "user", content: "City?" }],
+        tools: [weather],
+        responseFormat: { type: "json_schema", name: "answer", schema }
+      }).toolConfig
+    ).toStrictEqual({
+      tools: [
+        {
+          toolSpec: { name: "get_weather", description: "Current weather", inputSchema: { json: weather.parameters } }
+        },
+        jsonSpec(schema, described)
+      ],
+      toolChoice: { any: {} }
+    })
+    // toolChoice none: only the JSON tool is offered (and forced).
+    expect(
+      encode({
+        messages: [{ role: "user", content: "City?" }],
+        tools: [weather],
+        toolChoice: "none",
+        responseFormat: { type: "json" }
+      }).toolConfig
+    ).toMatchObject({
+      tools: [{ toolSpec: { name: "json_response" } }],
+      toolChoice: { tool: { name: "json_response" } }
+    })
+    expect(encode({ messages: [{ role: "user", content: "Hi" }], responseFormat: { type: "text" } })).not
+      .toHaveProperty("toolConfig")
+    expect(refused({ messages: [{ role: "user", content: "Hi" }], tools: [{ ...weather, name: "json_response" }] }))
+      .toBe("The tool name \"json_response\" is reserved: Bedrock's responseFormat answers through a tool of that name")
+  })
+
+  it("tool call ids that break Bedrock's pattern ([a-zA-Z0-9_-], at most 64) are made to fit, the same in toolUse and toolResult", () => {
+    const body = encode({
+      messages: [
+        { role: "user", content: "Read it" },
+        {
+          role: "assistant",
+          content: "",
+          toolCalls: [{ index: 0, id: "functions.read_file:1", name: "read_file", arguments: {}, rawArguments: "{}" }]
+        },
+        { role: "tool", toolCallId: "functions.read_file:1", content: "ok" },
+        {
+          role: "assistant",
+          content: "",
+          toolCalls: [{ index: 0, id: "x".repeat(70), name: "read_file", arguments: {}, rawArguments: "{}" }]
+        },
+        { role: "tool", toolCallId: "x".repeat(70), content: "ok" }
+      ],
+      tools: [weather]
+    })
+    expect(body.messages).toStrictEqual([
+      { role: "user", content: [{ text: "Read it" }] },
+      {
+        role: "assistant",
+        content: [{ toolUse: { toolUseId: "functions_read_file_1", name: "read_file", input: {} } }]
+      },
+      { role: "user", content: [{ toolResult: { toolUseId: "functions_read_file_1", content: [{ text: "ok" }] } }] },
+      { role: "assistant", content: [{ toolUse: { toolUseId: "x".repeat(64), name: "read_file", input: {} } }] },
+      { role: "user", content: [{ toolResult: { toolUseId: "x".repeat(64), content: [{ text: "ok" }] } }] }
+    ])
+  })
+
+  it("several tool results of one turn go in one user message; an empty assistant turn is left out and its neighbours merged", () => {
+    expect(
+      encode({
+        messages: [
+          { role: "user", content: "Both?" },
+          {
+            role: "assistant",
+            content: "",
+            toolCalls: [
+              { index: 0, id: "t1", name: "get_weather", arguments: { city: "Paris" }, rawArguments: "" },
+              { index: 1, id: "t2", name: "get_weather", arguments: { city: "Rome" }, rawArguments: "" }
+            ]
+          },
+          { role: "tool", toolCallId: "t1", content: "sunny" },
+          { role: "tool", toolCallId: "t2", content: "rain", isError: true },
+          { role: "assistant", content: "" },
+          { role: "user", content: "Thanks" }
+        ],
+        tools: [weather]
+      }).messages
+    ).toStrictEqual([
+      { role: "user", content: [{ text: "Both?" }] },
+      {
+        role: "assistant",
+        content: [
+          { toolUse: { toolUseId: "t1", name: "get_weather", input: { city: "Paris" } } },
+          { toolUse: { toolUseId: "t2", name: "get_weather", input: { city: "Rome" } } }
+        ]
+      },
+      {
+        role: "user",
+        content: [
+          { toolResult: { toolUseId: "t1", content: [{ text: "sunny" }] } },
+          { toolResult: { toolUseId: "t2", content: [{ text: "rain" }], status: "error" } },
+          { text: "Thanks" }
+        ]
+      }
+    ])
+  })
+
+  it("document names keep to Bedrock's characters, with no two spaces in a row, and are unique in the request", () => {
+    const doc = (filename: string): ChatRequest.UserPart => ({
+      type: "file",
+      data: "AA",
+      mediaType: "text/plain",
+      filename
+    })
+    const body = encode({
+      messages: [{ role: "user", content: [doc("a  b\t_c.txt"), doc("notes.txt"), doc("notes.md"), doc("...")] }]
+    }) as { messages: Array<{ content: Array<{ document: { name: string } }> }> }
+    const names = body.messages[0]!.content.map((block) => block.document.name)
+    expect(names).toStrictEqual(["a b -c", "notes", "notes (2)", "document"])
+  })
 })
