@@ -13,11 +13,14 @@
  * - `tool-call-start` / `tool-call-delta` / `tool-call-end`: tool-call deltas (the id and name on
  *   the first), then the `tool-call` at the end (arguments joined and parsed once; none → `{}`).
  *   The wire's tool `index` counts apart from the content `index`; calls are numbered 0, 1, 2 … in
- *   order of their start. Arguments already given at the start are the first fragment.
+ *   order of their start. Arguments already given at the start are the first fragment. Fragments
+ *   that come before their call's start open the call (its id synthesized); the start then only
+ *   names it, so the call stays one. `tool_calls` sent as an array (some hosts) is read as its call.
  * - `citation-start`: one `source` part per source of the citation (`sourceType: "document"`, the
  *   source's `id`, the document's `title` and `url` when given), with the cited span in
  *   `providerMetadata` (`start`, `end`, `text`, `type`, and the `source` as sent).
- * - `message-end`: calls and reasoning left open are closed, then the usage, `cache-read` when
+ * - `message-end`: calls and reasoning left open are closed, then the usage (`delta.usage`, or a
+ *   `usage` beside `delta`), `cache-read` when
  *   `cached_tokens` is non-zero, and the finish: `COMPLETE` / `STOP_SEQUENCE` → `stop`, `MAX_TOKENS`
  *   → `length`, `TOOL_CALL` → `tool_calls` (also when calls were emitted and the reason says only
  *   that the message is complete), each with the raw reason. `ERROR` ends in an `error` of code
@@ -49,12 +52,20 @@ import * as Usage from "../../Usage.js"
 import * as Errors from "./errors.js"
 import type * as Events from "./events.js"
 
+/** The call of a tool event: an object, or (from some hosts) an array holding it. */
+const oneCall = (u: unknown): Guards.Unchecked<Events.ToolCallFields> | undefined => {
+  const call = Guards.isArray(u) ? u[0] : u
+  return Guards.isObject<Events.ToolCallFields>(call) ? call : undefined
+}
+
 /** A call in progress, by the wire's tool index. */
 interface Call {
   /** Its position among this response's calls. */
   readonly call: number
   readonly id: string
   announced: boolean
+  /** Whether its `tool-call-start` came (a call opened by a delta waits for it, to take its name). */
+  started: boolean
 }
 
 /** Creates a decoder for one response; `provider` names the host in chunks and errors. */
@@ -117,7 +128,8 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
     const entry: Call = {
       call,
       id: Guards.isNonEmptyString(id) ? id : ToolCall.synthesizeId(call, assembler.idPrefix),
-      announced: false
+      announced: false,
+      started: false
     }
     assembler.add(call, "", entry.id, Guards.isNonEmptyString(name) ? name : undefined)
     calls.set(index, entry)
@@ -126,10 +138,19 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
 
   const toolStart = (out: Out, index: unknown, t: Guards.Unchecked<Events.ToolCallFields>): void => {
     if (!ToolCall.isIndex(index)) return
-    // A second start at an open index ends the first: its arguments are kept, never merged.
-    if (calls.has(index)) toolEnd(out, index)
     const f = Guards.isObject<{ name: string; arguments: string }>(t.function) ? t.function : undefined
-    fragment(out, callAt(index, t.id, f?.name), f?.arguments)
+    const open = calls.get(index)
+    if (open !== undefined && !open.started) {
+      // The start of a call whose fragments came first: one call, its id (already sent) kept, its name taken.
+      open.started = true
+      if (Guards.isNonEmptyString(f?.name)) assembler.add(open.call, "", undefined, f.name)
+      return fragment(out, open, f?.arguments)
+    }
+    // A second start at an open index ends the first: its arguments are kept, never merged.
+    if (open !== undefined) toolEnd(out, index)
+    const entry = callAt(index, t.id, f?.name)
+    entry.started = true
+    fragment(out, entry, f?.arguments)
   }
 
   const toolDelta = (out: Out, index: unknown, t: Guards.Unchecked<Events.ToolCallFields>): void => {
@@ -176,11 +197,13 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
 
   // --- the end ---------------------------------------------------------------------------------
 
-  const messageEnd = (out: Out, d: Guards.Unchecked<Events.Delta> | undefined): void => {
+  const messageEnd = (out: Out, d: Guards.Unchecked<Events.Delta> | undefined, topUsage: unknown): void => {
     // Calls the server never ended are ended now, in order, so no argument is lost.
     for (const index of [...calls.keys()]) toolEnd(out, index)
     reasoning.close(out)
-    if (Guards.isObject<Events.Usage>(d?.usage)) usage(out, d.usage)
+    // The usage belongs under `delta`; some hosts put it beside it.
+    const u = d?.usage !== undefined ? d.usage : topUsage
+    if (Guards.isObject<Events.Usage>(u)) usage(out, u)
     const raw = Guards.isNonEmptyString(d?.finish_reason) ? d.finish_reason : undefined
     const upper = raw?.toUpperCase()
     if (upper === "ERROR" || upper === "TIMEOUT") {
@@ -248,18 +271,22 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
         return reasoning.close(out)
       case "tool-plan-delta":
         return text(out, m?.tool_plan)
-      case "tool-call-start":
-        if (Guards.isObject<Events.ToolCallFields>(m?.tool_calls)) toolStart(out, parsed.index, m.tool_calls)
+      case "tool-call-start": {
+        const t = oneCall(m?.tool_calls)
+        if (t !== undefined) toolStart(out, parsed.index, t)
         return
-      case "tool-call-delta":
-        if (Guards.isObject<Events.ToolCallFields>(m?.tool_calls)) toolDelta(out, parsed.index, m.tool_calls)
+      }
+      case "tool-call-delta": {
+        const t = oneCall(m?.tool_calls)
+        if (t !== undefined) toolDelta(out, parsed.index, t)
         return
+      }
       case "tool-call-end":
         return toolEnd(out, parsed.index)
       case "citation-start":
         return citation(out, m?.citations)
       case "message-end":
-        return messageEnd(out, d)
+        return messageEnd(out, d, parsed.usage)
       case "error":
         return emitter.fail(out, Errors.fromBody(undefined, parsed, provider))
       default:

@@ -24,6 +24,8 @@ export interface StreamEvent {
   readonly delta: Delta
   /** An error object carried in-band (by a gateway or a newer API): `{"message": …}`. */
   readonly message: string
+  /** `message-end` of some hosts: the usage beside `delta` rather than in it. */
+  readonly usage: Usage
 }
 
 /** The `delta` of any event. */

@@ -412,3 +412,97 @@ describe("errors and endings", () => {
     ])
   })
 })
+
+describe("hostile shapes", () => {
+  it("a tool-call-delta before its tool-call-start: one call, the synthesized id kept, the start's name adopted", () => {
+    const chunks = decode([
+      start("gen_9"),
+      toolDelta(0, "{\"city\":"),
+      toolStart(0, "weather_real", "get_weather"),
+      toolDelta(0, "\"Paris\"}"),
+      toolEnd(0),
+      end("TOOL_CALL")
+    ])
+    expect(chunks.filter((c) => c.type.startsWith("tool-call"))).toStrictEqual([
+      { type: "tool-call-delta", index: 0, argumentsDelta: "{\"city\":", id: "gen_9_call_0" },
+      // Later fragments carry the id once the service layer adds it to each (DESIGN "tool-call-delta").
+      { type: "tool-call-delta", index: 0, argumentsDelta: "\"Paris\"}" },
+      {
+        type: "tool-call",
+        toolCall: {
+          index: 0,
+          id: "gen_9_call_0",
+          name: "get_weather",
+          arguments: { city: "Paris" },
+          rawArguments: "{\"city\":\"Paris\"}"
+        }
+      }
+    ])
+  })
+
+  it("tool_calls sent as an array of one call is read like the object", () => {
+    const chunks = decode([
+      start(),
+      ev({
+        type: "tool-call-start",
+        index: 0,
+        delta: {
+          message: { tool_calls: [{ id: "c1", type: "function", function: { name: "f", arguments: "{\"a\":1}" } }] }
+        }
+      }),
+      ev({ type: "tool-call-delta", index: 0, delta: { message: { tool_calls: [{ function: { arguments: "" } }] } } }),
+      toolEnd(0),
+      end("TOOL_CALL")
+    ])
+    expect(Response.fromChunks(chunks).toolCalls).toStrictEqual([
+      { index: 0, id: "c1", name: "f", arguments: { a: 1 }, rawArguments: "{\"a\":1}" }
+    ])
+  })
+
+  it("usage at the top of message-end (not under delta) is read too", () => {
+    const usage = { tokens: { input_tokens: 5, output_tokens: 2 } }
+    expect(
+      decode([
+        start(),
+        contentDelta(0, "text", "Hi"),
+        ev({ type: "message-end", delta: { finish_reason: "COMPLETE" }, usage })
+      ])
+    )
+      .toStrictEqual([
+        META,
+        { type: "text-delta", delta: "Hi" },
+        { type: "usage", usage: { inputTokens: 5, outputTokens: 2, totalTokens: 7, raw: usage } },
+        { type: "finish", reason: "stop", rawReason: "COMPLETE" }
+      ])
+  })
+
+  it("a [DONE] in the middle ends nothing: what follows is read, message-end finishes", () => {
+    const chunks = decode([
+      start(),
+      contentDelta(0, "text", "a"),
+      ev("[DONE]"),
+      contentDelta(0, "text", "b"),
+      end("COMPLETE", null)
+    ])
+    expect(Response.fromChunks(chunks).text).toBe("ab")
+    expect(chunks.at(-1)).toStrictEqual({ type: "finish", reason: "stop", rawReason: "COMPLETE" })
+  })
+
+  it("thinking interleaved with tool calls: each thinking run closes before the call, nothing merged", () => {
+    const chunks = decode([
+      start(),
+      contentStart(0, "thinking"),
+      contentDelta(0, "thinking", "First."),
+      toolStart(0, "c1", "f", "{}"),
+      contentDelta(0, "thinking", "Then."),
+      toolEnd(0),
+      end("TOOL_CALL", null)
+    ])
+    expect(
+      chunks.filter((c) => c.type === "reasoning" || c.type === "tool-call").map((c) =>
+        c.type === "reasoning" ? c.text : c.toolCall.id
+      )
+    )
+      .toStrictEqual(["First.", "Then.", "c1"])
+  })
+})
