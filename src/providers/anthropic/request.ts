@@ -17,6 +17,7 @@
  */
 import * as Either from "effect/Either"
 import type * as ChatRequest from "../../ChatRequest.js"
+import * as Bytes from "../../internal/kit/Bytes.js"
 
 type Json = Record<string, unknown>
 
@@ -230,15 +231,10 @@ const source = (url: string | undefined, data: string | Uint8Array | undefined, 
   return { type: "base64", media_type: mediaType, data: base64(data) }
 }
 
-const base64 = (data: string | Uint8Array): string =>
-  typeof data === "string" ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString("base64")
+const base64 = (data: string | Uint8Array): string => typeof data === "string" ? data : Bytes.toBase64(data)
 
 /** The text of a document given as bytes, base64 text or a data URL. */
-const text = (data: string | Uint8Array): string => {
-  if (typeof data !== "string") return Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString("utf8")
-  const comma = data.startsWith("data:") ? data.indexOf(",") : -1
-  return Buffer.from(comma === -1 ? data : data.slice(comma + 1), "base64").toString("utf8")
-}
+const text = Bytes.utf8Of
 
 // ---------------------------------------------------------------------------------------------
 // Tools

@@ -30,6 +30,7 @@
  */
 import * as Either from "effect/Either"
 import type * as ChatRequest from "../../ChatRequest.js"
+import * as Bytes from "../../internal/kit/Bytes.js"
 
 type Json = Record<string, unknown>
 
@@ -195,10 +196,7 @@ const media = (url: string | undefined, data: string | Uint8Array | undefined, m
       }
     }
   }
-  const base64 = typeof data === "string"
-    ? data
-    : Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString("base64")
-  return { inlineData: { mimeType, data: base64 } }
+  return { inlineData: { mimeType, data: typeof data === "string" ? data : Bytes.toBase64(data) } }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -23,6 +23,7 @@
  */
 import * as Either from "effect/Either"
 import type * as ChatRequest from "../../ChatRequest.js"
+import * as Bytes from "../../internal/kit/Bytes.js"
 
 type Json = Record<string, unknown>
 
@@ -154,11 +155,7 @@ const assistant = (m: ChatRequest.AssistantMessage): Json => {
 }
 
 /** Base64 text for bytes; base64 text is used as is, a data URL loses its prefix. */
-const base64 = (data: string | Uint8Array): string => {
-  if (typeof data !== "string") return Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString("base64")
-  const comma = data.startsWith("data:") ? data.indexOf(",") : -1
-  return comma === -1 ? data : data.slice(comma + 1)
-}
+const base64 = Bytes.base64Of
 
 const tool = (t: ChatRequest.Tool): Json => {
   const fn: Json = { name: t.name }

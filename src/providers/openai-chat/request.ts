@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import type * as ChatRequest from "../../ChatRequest.js"
+import * as Bytes from "../../internal/kit/Bytes.js"
 
 /** How the body is built beyond the request itself (presets set these per host). */
 export interface EncodeOptions {
@@ -122,17 +123,10 @@ const file = (part: typeof ChatRequest.FilePart.Type): Json => {
 }
 
 /** A `data:` URL for bytes; base64 text is used as is, and a string that is already a data URL passes. */
-const dataUrl = (data: string | Uint8Array | undefined, mediaType: string): string | undefined => {
-  if (data === undefined) return undefined
-  if (typeof data === "string" && data.startsWith("data:")) return data
-  return `data:${mediaType};base64,${base64(data)}`
-}
+const dataUrl = (data: string | Uint8Array | undefined, mediaType: string): string | undefined =>
+  data === undefined ? undefined : Bytes.dataUrl(data, mediaType)
 
-const base64 = (data: string | Uint8Array): string => {
-  if (typeof data !== "string") return Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString("base64")
-  const comma = data.startsWith("data:") ? data.indexOf(",") : -1
-  return comma === -1 ? data : data.slice(comma + 1)
-}
+const base64 = Bytes.base64Of
 
 // ---------------------------------------------------------------------------------------------
 // Tools and options

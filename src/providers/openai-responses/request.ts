@@ -11,6 +11,7 @@
  * @since 0.1.0
  */
 import type * as ChatRequest from "../../ChatRequest.js"
+import * as Bytes from "../../internal/kit/Bytes.js"
 
 /** How the body is built beyond the request itself. */
 export interface EncodeOptions {
@@ -147,14 +148,8 @@ const userPart = (part: ChatRequest.UserPart): Json => {
 }
 
 /** A `data:` URL for bytes; base64 text is used as is, and a string that is already a data URL passes. */
-const dataUrl = (data: string | Uint8Array | undefined, mediaType: string): string => {
-  if (data === undefined) return ""
-  if (typeof data === "string" && data.startsWith("data:")) return data
-  const base64 = typeof data === "string"
-    ? data
-    : Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString("base64")
-  return `data:${mediaType};base64,${base64}`
-}
+const dataUrl = (data: string | Uint8Array | undefined, mediaType: string): string =>
+  data === undefined ? "" : Bytes.dataUrl(data, mediaType)
 
 // ---------------------------------------------------------------------------------------------
 // Tools and options
