@@ -225,6 +225,54 @@ describe("Bedrock over HTTP (Replay)", () => {
       expect(answer.usage?.totalTokens).toBe(297)
     }))
 
+  it.effect("responseFormat over HTTP: the forced json_response tool in the body, its input back as the answer's text", () =>
+    Effect.gen(function*() {
+      const schema = { type: "object", properties: { city: { type: "string" }, celsius: { type: "number" } } }
+      const [response, requests] = yield* Effect.all([
+        LanguageModel.chat({
+          messages: [{ role: "user", content: "Weather in Paris as JSON" }],
+          responseFormat: { type: "json_schema", name: "weather", schema }
+        }),
+        Replay.requests
+      ]).pipe(
+        Effect.provide(
+          Bedrock.layer({ model: MODEL, region: "us-east-1", apiKey: bearer }).pipe(
+            Layer.provideMerge(Replay.layer({ body: own("json-response.jsonl") }))
+          )
+        )
+      )
+      expect((requests[0]!.body as { toolConfig: unknown }).toolConfig).toStrictEqual({
+        tools: [{
+          toolSpec: {
+            name: "json_response",
+            description: "Respond with a JSON object matching this schema: call this tool once, with the whole answer.",
+            inputSchema: { json: schema }
+          }
+        }],
+        toolChoice: { tool: { name: "json_response" } }
+      })
+      expect(response.text).toBe("{\"city\": \"Paris\", \"celsius\": 18}")
+      expect(response.toolCalls).toStrictEqual([])
+      expect([response.finishReason, response.rawFinishReason]).toStrictEqual(["stop", "tool_use"])
+    }))
+
+  it.effect("citations over HTTP: source parts in order, the cited text whole", () =>
+    Effect.gen(function*() {
+      const response = yield* LanguageModel.chat("Summarize").pipe(
+        Effect.provide(Bedrock.layer({ model: MODEL, region: "us-east-1", apiKey: bearer })),
+        Effect.provide(Replay.layer({ body: own("citations.jsonl") }))
+      )
+      expect(response.text).toBe("According to the report, revenue grew 12% in Q3; markets rose.")
+      expect(response.contentParts.map((p) => p.type === "source" ? [p.sourceType, p.title, p.url] : [])).toStrictEqual(
+        [
+          ["document", "Q3 report", undefined],
+          ["url", "Markets today", "https://example.com/markets"]
+        ]
+      )
+      expect(response.usage?.totalTokens).toBe(2818)
+      expect(response.usage?.raw).toMatchObject({ performanceConfig: { latency: "standard" } })
+    }))
+
   it.effect("no credentials of either kind: one authentication error naming what to set, and no request", () =>
     Effect.gen(function*() {
       const chunks = yield* chunksOf(
