@@ -53,8 +53,9 @@ export class LanguageModel extends Context.Tag("effect-llm-stream/LanguageModel"
 
 /**
  * Builds a service from a raw chunk stream, adding what every provider owes its callers: the
- * terminal-chunk invariant and the finish-reason rule ({@link StreamChunk.ensureTerminal}: a `finish`
- * `stop` after a tool call reports `tool_calls`), and metering through a
+ * terminal-chunk invariant, the finish-reason rule and the call-id rule
+ * ({@link StreamChunk.ensureTerminal}: a `finish` `stop` after a tool call reports `tool_calls`; every
+ * `tool-call-delta` carries its call's id, the same as the finished call's), and metering through a
  * {@link UsageMeter.UsageMeter} when one is in the context.
  *
  * @since 0.1.0

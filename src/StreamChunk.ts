@@ -514,14 +514,53 @@ const afterToolCall = (terminal: Of<"finish"> | Of<"error">): Of<"finish"> | Of<
     : terminal
 
 /**
+ * The call ids of one response, by tool-call index: the first id a call's fragments carry, else one
+ * synthesized at its first fragment ({@link ToolCall.synthesizeId}, from the response id when the
+ * `metadata` chunk named it), so every fragment of a call and its finished `tool-call` carry one id.
+ */
+class CallIds {
+  private responseId: string | undefined = undefined
+  private readonly ids = new Map<number, string>()
+
+  /** The chunk with its call id filled in or made consistent; the same object when nothing changes. */
+  fix(c: StreamChunk): StreamChunk {
+    switch (c.type) {
+      case "metadata":
+        if (this.responseId === undefined) this.responseId = c.responseId
+        return c
+      case "tool-call-delta": {
+        const known = this.ids.get(c.index)
+        if (known === undefined) {
+          const id = c.id ?? ToolCall.synthesizeId(c.index, this.responseId)
+          this.ids.set(c.index, id)
+          return c.id === undefined ? { ...c, id } : c
+        }
+        return c.id === known ? c : { ...c, id: known }
+      }
+      case "tool-call": {
+        const known = this.ids.get(c.toolCall.index)
+        return known === undefined || known === c.toolCall.id ? c : { ...c, toolCall: { ...c.toolCall, id: known } }
+      }
+      default:
+        return c
+    }
+  }
+}
+
+/**
  * Turns any chunk stream into one that cannot fail and ends with exactly one terminal chunk:
  * failures and defects become an `error` chunk, a stream ending without a terminal chunk gets an
  * `error` chunk with code `truncated`, and nothing is emitted after the first terminal chunk (which
  * also stops pulling from, and so closes, the source). A consumer that stops early sees no terminal.
  *
- * It also holds the finish-reason rule for every provider: a `finish` with reason `stop` that comes
- * after a `tool-call` (or `tool-call-delta`) chunk becomes `tool_calls`, its `rawReason` kept, since
- * some hosts say "stop" after calling a tool.
+ * It also holds two rules for every provider:
+ * - the finish reason: a `finish` with reason `stop` that comes after a `tool-call` (or
+ *   `tool-call-delta`) chunk becomes `tool_calls`, its `rawReason` kept, since some hosts say "stop"
+ *   after calling a tool;
+ * - call ids: every `tool-call-delta` carries its call's `id` — the first id the call's fragments
+ *   carried, else one synthesized at its first fragment (`<responseId>_call_<index>`, as decoders
+ *   synthesize them) — and the finished `tool-call` carries the same id, so a consumer can buffer
+ *   fragments by id.
  *
  * @since 0.1.0
  * @category combinators
@@ -532,33 +571,48 @@ export const ensureTerminal = <E, R>(
 ): Stream.Stream<StreamChunk, never, R> => {
   const provider = options?.provider
   const last = (info: LlmError.ErrorInfo) => Channel.write(Chunk.of(error(info)))
-  // One stage that reads whole chunks: the guarantee costs next to nothing per network read.
+  // One stage that reads whole chunks: the guarantees cost next to nothing per network read.
   const guard = (
-    calledTool: boolean
+    calledTool: boolean,
+    ids: CallIds
   ): Channel.Channel<Chunk.Chunk<StreamChunk>, Chunk.Chunk<StreamChunk>, never, E, void, unknown> =>
     Channel.readWithCause({
       onInput: (chunk: Chunk.Chunk<StreamChunk>) => {
         const chunks = Chunk.toReadonlyArray(chunk)
         let called = calledTool
+        // A copy of the batch only once a chunk changes.
+        let out: Array<StreamChunk> | undefined = undefined
         for (let i = 0; i < chunks.length; i++) {
           const c = chunks[i]!
-          if (c.type === "tool-call" || c.type === "tool-call-delta") {
-            called = true
+          if (c.type === "tool-call" || c.type === "tool-call-delta" || c.type === "metadata") {
+            if (c.type !== "metadata") called = true
+            const fixed = ids.fix(c)
+            if (fixed !== c) (out ??= chunks.slice(0, i))[i] = fixed
+            else if (out !== undefined) out.push(c)
           } else if (isTerminal(c)) {
             // Ending here stops pulling from, and so closes, the source.
             const terminal = called ? afterToolCall(c) : c
-            if (terminal !== c) return Channel.write(Chunk.unsafeFromArray([...chunks.slice(0, i), terminal]))
-            return Channel.write(i === chunks.length - 1 ? chunk : Chunk.take(chunk, i + 1))
+            if (terminal === c && out === undefined) {
+              return Channel.write(i === chunks.length - 1 ? chunk : Chunk.take(chunk, i + 1))
+            }
+            const head = out ?? chunks.slice(0, i)
+            head.push(terminal)
+            return Channel.write(Chunk.unsafeFromArray(head))
+          } else if (out !== undefined) {
+            out.push(c)
           }
         }
-        return Channel.zipRight(Channel.write(chunk), guard(called))
+        return Channel.zipRight(
+          Channel.write(out === undefined ? chunk : Chunk.unsafeFromArray(out)),
+          guard(called, ids)
+        )
       },
       // An interruption seen here started inside the source (the consumer's own interruption never
       // reaches this handler), so it is a failure of the source like any other.
       onFailure: (cause) => last(errorFromCause(cause, provider)),
       onDone: () => last(truncatedError(provider))
     })
-  return Stream.fromChannel(Channel.pipeTo(Stream.toChannel(self), guard(false)))
+  return Stream.fromChannel(Channel.suspend(() => Channel.pipeTo(Stream.toChannel(self), guard(false, new CallIds()))))
 }
 
 // ---------------------------------------------------------------------------------------------

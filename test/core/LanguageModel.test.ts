@@ -61,6 +61,25 @@ const partialResponse: Response.Response = {
   cost: undefined
 }
 
+describe("LanguageModel.make: the call-id rule", () => {
+  it.effect("a TestModel script's fragments without ids get their call's id, the finished call's", () =>
+    Effect.gen(function*() {
+      const chunks = [...yield* Stream.runCollect(LanguageModel.stream("hi"))]
+      expect(chunks.filter((c) => c.type === "tool-call-delta").map((c) => c.type === "tool-call-delta" && c.id))
+        .toStrictEqual(["r7_call_0", "r7_call_0"])
+      const call = chunks.find((c) => c.type === "tool-call")
+      expect(call?.type === "tool-call" && call.toolCall.id).toBe("r7_call_0")
+    }).pipe(Effect.provide(TestModel.layer({
+      responses: [
+        StreamChunk.metadata("test", "m", "r7"),
+        StreamChunk.toolCallDelta(0, "{\"a\":", { name: "f" }),
+        StreamChunk.toolCallDelta(0, "1}"),
+        StreamChunk.toolCall({ index: 0, id: "r7_call_0", name: "f", arguments: { a: 1 }, rawArguments: "{\"a\":1}" }),
+        StreamChunk.finish("tool_calls")
+      ]
+    }))))
+})
+
 describe("LanguageModel.chat", () => {
   it.effect("succeeds with the exact Response", () =>
     Effect.gen(function*() {

@@ -43,6 +43,29 @@ const oneOfEach: ReadonlyArray<StreamChunk.StreamChunk> = [
   StreamChunk.error(LlmError.info({ code: "server", message: "boom" }))
 ]
 
+/**
+ * What ensureTerminal makes of chunks' call ids, modelled from its documented rule: the first id a
+ * call's fragments carry (else `<responseId>_call_<index>`, or `call_<index>`) on every fragment and on
+ * the finished call.
+ */
+const withCallIds = (chunks: ReadonlyArray<StreamChunk.StreamChunk>): Array<StreamChunk.StreamChunk> => {
+  let responseId: string | undefined
+  const ids = new Map<number, string>()
+  return chunks.map((c) => {
+    if (c.type === "metadata" && responseId === undefined) responseId = c.responseId
+    if (c.type === "tool-call-delta") {
+      if (!ids.has(c.index)) {
+        ids.set(c.index, c.id ?? (responseId ? `${responseId}_call_${c.index}` : `call_${c.index}`))
+      }
+      return { ...c, id: ids.get(c.index)! }
+    }
+    if (c.type === "tool-call" && ids.has(c.toolCall.index)) {
+      return { ...c, toolCall: { ...c.toolCall, id: ids.get(c.toolCall.index)! } }
+    }
+    return c
+  })
+}
+
 describe("normalizeFinishReason", () => {
   it("maps the seed examples", () => {
     expect(StreamChunk.normalizeFinishReason("tool_calls")).toBe("tool_calls")
@@ -1051,6 +1074,49 @@ describe("ensureTerminal", () => {
       .map(({ more, terminal, thenFail }): Ending => ({ _tag: "terminal", terminal, more, thenFail }))
   )
 
+  it("every fragment of a call carries the call's id, the same as its finished tool-call", () => {
+    const call = (index: number, id: string) =>
+      StreamChunk.toolCall({ index, id, name: "f", arguments: {}, rawArguments: "{}" })
+    const run = (chunks: ReadonlyArray<StreamChunk.StreamChunk>, size: number) =>
+      Chunk.toArray(Effect.runSync(Stream.runCollect(StreamChunk.ensureTerminal(
+        Stream.fromIterable(chunks).pipe(Stream.rechunk(size))
+      ))))
+    const script = [
+      StreamChunk.metadata("p", "m", "resp_9"),
+      StreamChunk.toolCallDelta(0, "{", { id: "call_a", name: "f" }),
+      StreamChunk.toolCallDelta(1, "{", { name: "g" }),
+      StreamChunk.toolCallDelta(0, "}"),
+      StreamChunk.toolCallDelta(1, "}"),
+      call(0, "call_a"),
+      call(1, "resp_9_call_1"),
+      StreamChunk.toolCallDelta(2, "{}"),
+      call(2, "server-said-late"),
+      StreamChunk.finish("tool_calls")
+    ]
+    for (const size of [1, 2, 3, 100]) {
+      expect(run(script, size)).toStrictEqual([
+        StreamChunk.metadata("p", "m", "resp_9"),
+        StreamChunk.toolCallDelta(0, "{", { id: "call_a", name: "f" }),
+        StreamChunk.toolCallDelta(1, "{", { id: "resp_9_call_1", name: "g" }),
+        StreamChunk.toolCallDelta(0, "}", { id: "call_a" }),
+        StreamChunk.toolCallDelta(1, "}", { id: "resp_9_call_1" }),
+        call(0, "call_a"),
+        call(1, "resp_9_call_1"),
+        // A call whose id came only with its end keeps the id its fragments went out with.
+        StreamChunk.toolCallDelta(2, "{}", { id: "resp_9_call_2" }),
+        call(2, "resp_9_call_2"),
+        StreamChunk.finish("tool_calls")
+      ])
+    }
+    // Without a response id: call_<index>, as decoders synthesize them.
+    expect(run([StreamChunk.toolCallDelta(0, "{}", { name: "f" }), call(0, "call_0"), StreamChunk.finish("stop")], 1))
+      .toStrictEqual([
+        StreamChunk.toolCallDelta(0, "{}", { id: "call_0", name: "f" }),
+        call(0, "call_0"),
+        StreamChunk.finish("tool_calls")
+      ])
+  })
+
   it("property: any script ends with exactly one terminal chunk and keeps every earlier chunk in order", () => {
     fc.assert(
       fc.property(
@@ -1115,7 +1181,7 @@ describe("ensureTerminal", () => {
           const out = Chunk.toArray(
             Effect.runSync(Stream.runCollect(StreamChunk.ensureTerminal(source, { provider: "p" })))
           )
-          expect(out).toStrictEqual([...prefix, expectedLast])
+          expect(out).toStrictEqual([...withCallIds(prefix), expectedLast])
           expect(out.filter(StreamChunk.isTerminal).length).toBe(1)
         }
       ),
