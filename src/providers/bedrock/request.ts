@@ -45,6 +45,7 @@
  */
 import * as Either from "effect/Either"
 import type * as ChatRequest from "../../ChatRequest.js"
+import * as Bytes from "../../internal/kit/Bytes.js"
 import * as Events from "./events.js"
 
 type Json = Record<string, unknown>
@@ -213,12 +214,7 @@ const image = (url: string | undefined, data: string | Uint8Array | undefined, m
 
 /** Bytes as base64 (a data URL's payload as it is), or an `s3://` location. */
 const source = (url: string | undefined, data: string | Uint8Array | undefined): Json | Refused => {
-  if (data !== undefined) {
-    if (typeof data !== "string") {
-      return { bytes: Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString("base64") }
-    }
-    return { bytes: data.startsWith("data:") ? data.slice(data.indexOf(",") + 1) : data }
-  }
+  if (data !== undefined) return { bytes: Bytes.base64Of(data) }
   if (url !== undefined && url.startsWith("s3://")) return { s3Location: { uri: url } }
   return new Refused(`Bedrock fetches no URL but s3:// ones: send the bytes of ${url ?? "the part"}`)
 }

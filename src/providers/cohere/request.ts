@@ -26,6 +26,7 @@
  */
 import * as Either from "effect/Either"
 import type * as ChatRequest from "../../ChatRequest.js"
+import * as Bytes from "../../internal/kit/Bytes.js"
 
 type Json = Record<string, unknown>
 
@@ -164,7 +165,4 @@ const image = (
 }
 
 /** Bytes or base64 text as a data URL (a data URL stays as it is). */
-const dataUrl = (data: string | Uint8Array, mediaType: string): string => {
-  if (typeof data === "string") return data.startsWith("data:") ? data : `data:${mediaType};base64,${data}`
-  return `data:${mediaType};base64,${Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString("base64")}`
-}
+const dataUrl = Bytes.dataUrl
