@@ -64,6 +64,8 @@ describe("documentation examples", () => {
     for (const file of ["examples/readme.ts", "examples/requests.ts", "test/examples/testing-your-program.test.ts"]) {
       expect(blocks, file).toContain(bodyOf(file))
     }
+    const seeds = markdownBlocks(readFileSync(path.join(root, "docs", "seeds.md"), "utf8")).map((b) => b.trim())
+    expect(seeds, "examples/seeds.ts").toContain(bodyOf("examples/seeds.ts"))
   })
 
   it("every @example of the public API and every ts block of the README compiles", () => {
