@@ -26,6 +26,7 @@ import * as Unwrap from "./internal/unwrap.js"
 import * as LlmError from "./LlmError.js"
 import * as Response from "./Response.js"
 import * as StreamChunk from "./StreamChunk.js"
+import * as Telemetry from "./Telemetry.js"
 import * as UsageMeter from "./UsageMeter.js"
 
 /**
@@ -56,7 +57,8 @@ export class LanguageModel extends Context.Tag("effect-llm-stream/LanguageModel"
  * terminal-chunk invariant, the finish-reason rule and the call-id rule
  * ({@link StreamChunk.ensureTerminal}: a `finish` `stop` after a tool call reports `tool_calls`; every
  * `tool-call-delta` carries its call's id, the same as the finished call's), and metering through a
- * {@link UsageMeter.UsageMeter} when one is in the context.
+ * {@link UsageMeter.UsageMeter} when one is in the context, and telemetry ({@link Telemetry.instrument}: one
+ * `chat <model>` span per run with the GenAI attributes, and the `Telemetry` metrics).
  *
  * @since 0.1.0
  * @category constructors
@@ -69,10 +71,16 @@ export const make = <E>(options: {
   provider: options.provider,
   model: options.model,
   stream: (input) =>
-    StreamChunk.ensureTerminal(
-      Stream.suspend(() => options.stream(ChatRequest.make(input))),
-      { provider: options.provider }
-    ).pipe(UsageMeter.track(options.provider, options.model))
+    Stream.suspend(() => {
+      const request = ChatRequest.make(input)
+      return StreamChunk.ensureTerminal(
+        Stream.suspend(() => options.stream(request)),
+        { provider: options.provider }
+      ).pipe(
+        UsageMeter.track(options.provider, options.model),
+        Telemetry.instrument(options.provider, options.model, request)
+      )
+    })
 })
 
 /**

@@ -72,6 +72,12 @@ export interface Common {
   readonly timeouts?: TimeoutOptions | undefined
   /** The largest single event accepted before the stream ends with `protocol` (default 16 MiB). */
   readonly maxEventBytes?: number | undefined
+  /**
+   * Passes the provider's raw wire events (SSE events, NDJSON lines, event-stream frames; credentials
+   * masked) through beside the chunks: `Telemetry.debug(stream)` interleaves them with the chunks, in
+   * order; without it each is logged with `Effect.logDebug`. Off by default; the chunks are the same either way.
+   */
+  readonly debug?: boolean | undefined
 }
 
 /**

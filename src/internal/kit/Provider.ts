@@ -24,6 +24,7 @@ import type { ChunkDecoder } from "../ChunkDecoder.js"
 import * as EventStream from "../framing/EventStream.js"
 import * as Ndjson from "../framing/Ndjson.js"
 import * as Sse from "../framing/Sse.js"
+import type * as Raw from "../telemetry/raw.js"
 import * as Http from "../transport/Http.js"
 import * as Transport from "../transport/Transport.js"
 import * as ErrorBody from "./ErrorBody.js"
@@ -35,27 +36,35 @@ export interface Wire<Ev> {
   readonly framer: (maxEventBytes: number | undefined, secrets: ReadonlyArray<string>) => Transport.Framer<Ev>
   readonly streamType: Transport.StreamType
   readonly accept: string
+  /** What an event reads as for the `debug` option (see `Telemetry.RawEvent`). */
+  readonly raw: (event: Ev) => Raw.Raw
 }
 
 /** Server-sent events (`Sse.Event`s). */
 export const sse: Wire<Sse.Event> = {
   framer: (maxEventBytes, secrets) => new Sse.Framer({ maxEventBytes, secrets }),
   streamType: Transport.sse,
-  accept: "text/event-stream"
+  accept: "text/event-stream",
+  raw: (event) => ({ name: event.event, data: event.error === undefined ? event.data : event.error })
 }
 
 /** Newline-delimited JSON (one line of text per event). */
 export const ndjson: Wire<string> = {
   framer: (maxEventBytes, secrets) => new Ndjson.Framer({ maxEventBytes, secrets }),
   streamType: Transport.ndjson,
-  accept: "application/x-ndjson"
+  accept: "application/x-ndjson",
+  raw: (line) => ({ name: undefined, data: line })
 }
 
 /** AWS event-stream binary messages (`EventStream.Frame`s, Amazon Bedrock). */
 export const eventStream: Wire<EventStream.Frame> = {
   framer: (maxEventBytes, secrets) => new EventStream.Framer({ maxEventBytes, secrets }),
   streamType: Transport.eventStream,
-  accept: "application/vnd.amazon.eventstream"
+  accept: "application/vnd.amazon.eventstream",
+  raw: (frame) => ({
+    name: frame.eventType ?? frame.exceptionType ?? frame.errorCode ?? frame.messageType,
+    data: frame.messageType === "error" ? frame.errorMessage ?? frame.payload : frame.payload
+  })
 }
 
 /** What a provider gives {@link make}. */
@@ -174,7 +183,8 @@ export const make = <Ev>(spec: Spec<Ev>): Effect.Effect<LanguageModel.Service, n
           streamType: spec.wire.streamType,
           sign: spec.sign,
           retry: options.retry,
-          timeouts: options.timeouts
+          timeouts: options.timeouts,
+          raw: options.debug === true ? spec.wire.raw : undefined
         })
       }
     })

@@ -25,9 +25,11 @@ import * as Stream from "effect/Stream"
 import * as LlmError from "../../LlmError.js"
 import type * as ProviderOptions from "../../ProviderOptions.js"
 import * as StreamChunk from "../../StreamChunk.js"
+import type * as Telemetry from "../../Telemetry.js"
 import type * as ChunkDecoder from "../ChunkDecoder.js"
 import * as HandoffModule from "../handoff.js"
 import * as Redact from "../redact.js"
+import * as Raw from "../telemetry/raw.js"
 import * as Unwrap from "../unwrap.js"
 import * as Http from "./Http.js"
 import * as HttpStatus from "./HttpStatus.js"
@@ -138,6 +140,11 @@ export interface Request<Ev> {
   readonly streamType?: StreamType | undefined
   /** Signs every request sent (AWS SigV4): each attempt and each followed redirect is signed anew. */
   readonly sign?: Http.Signer | undefined
+  /**
+   * The `debug` option: what each framed event reads as. When set, every event is passed through as
+   * a raw event (to the stream's `RawObserver`, else the Debug log) just before its read's chunks.
+   */
+  readonly raw?: ((event: Ev) => Raw.Raw) | undefined
 }
 
 const requestIdHeaders = ["x-request-id", "request-id", "x-amzn-requestid", "x-goog-request-id", "x-generation-id"]
@@ -209,15 +216,34 @@ const maskChunk = (
   }
 }
 
+/** The raw events of the chunk batches a `debug` attempt hands over, by batch. */
+const rawEventsOf = new WeakMap<Chunk.Chunk<StreamChunk.StreamChunk>, ReadonlyArray<Telemetry.RawEvent>>()
+
 /** Frames and decodes a body one network read at a time (no Effect per event). */
-const bodyDecoder = <Ev>(req: Request<Ev>, secrets: ReadonlyArray<string>, mask: Redact.Masker | undefined) => {
+const bodyDecoder = <Ev>(
+  req: Request<Ev>,
+  secrets: ReadonlyArray<string>,
+  mask: Redact.Masker | undefined,
+  attempt: number
+) => {
   const framer = req.framer(secrets)
   const decoder = req.decoder()
   const taint = { reasoning: false }
+  const raw = req.raw
+  let raws: Array<Telemetry.RawEvent> = []
   let broken = false
   const frame = (events: Array<Ev>, out: Array<StreamChunk.StreamChunk>): void => {
     const from = out.length
-    for (const event of events) decoder.push(event, out)
+    if (raw === undefined) {
+      for (const event of events) decoder.push(event, out)
+    } else {
+      for (const event of events) {
+        const before = out.length
+        decoder.push(event, out)
+        const { data, name } = raw(event)
+        raws.push({ type: "raw", provider: req.provider, attempt, name, data, chunks: out.slice(before) })
+      }
+    }
     if (framer.error !== undefined && !broken) {
       broken = true
       out.push(StreamChunk.error({ ...framer.error, provider: req.provider }))
@@ -235,6 +261,14 @@ const bodyDecoder = <Ev>(req: Request<Ev>, secrets: ReadonlyArray<string>, mask:
   return {
     /** Set once the framing broke: the error chunk has been emitted and nothing more will be. */
     broken: () => broken,
+    /** The raw events framed since the last call (`debug` only), as the batch to hand over. */
+    batch: (out: Array<StreamChunk.StreamChunk>): Chunk.Chunk<StreamChunk.StreamChunk> | undefined => {
+      if (raws.length === 0) return out.length > 0 ? Chunk.unsafeFromArray(out) : undefined
+      const batch = Chunk.unsafeFromArray(out)
+      rawEventsOf.set(batch, raws)
+      raws = []
+      return batch
+    },
     read: (reads: Iterable<Uint8Array>): Array<StreamChunk.StreamChunk> => {
       const out: Array<StreamChunk.StreamChunk> = []
       for (const bytes of reads) {
@@ -463,7 +497,8 @@ const produce = <Ev>(
   req: Request<Ev>,
   secrets: ReadonlyArray<string>,
   mask: Redact.Masker | undefined,
-  handoff: Handoff
+  handoff: Handoff,
+  attempt: number
 ): Effect.Effect<void, never, Http.Client> =>
   Effect.gen(function*() {
     const response = yield* Http.postJson({
@@ -511,19 +546,19 @@ const produce = <Ev>(
         yield* readDocument(pull, handoff, held, ended, mask)
       )
     }
-    const decode = bodyDecoder(req, secrets, mask)
+    const decode = bodyDecoder(req, secrets, mask, attempt)
     let next: Chunk.Chunk<Uint8Array> | undefined = Chunk.unsafeFromArray(held)
     while (!decode.broken()) {
-      const out = next !== undefined ? decode.read(next) : decode.end()
+      const batch = decode.batch(next !== undefined ? decode.read(next) : decode.end())
       // A read that decodes to nothing (a keep-alive) still shows the server is alive.
-      if (out.length > 0) yield* handoff.offer(Chunk.unsafeFromArray(out))
+      if (batch !== undefined) yield* handoff.offer(batch)
       else handoff.touch()
       if (next === undefined || ended) break
       next = yield* pull
     }
     if (ended && !decode.broken()) {
-      const out = decode.end()
-      if (out.length > 0) yield* handoff.offer(Chunk.unsafeFromArray(out))
+      const batch = decode.batch(decode.end())
+      if (batch !== undefined) yield* handoff.offer(batch)
     }
     handoff.end()
   }).pipe(
@@ -551,7 +586,9 @@ const start = <Ev>(
   req: Request<Ev>,
   secrets: ReadonlyArray<string>,
   mask: Redact.Masker | undefined,
-  total: Total
+  total: Total,
+  attempt: () => number,
+  observer: Raw.Observer | undefined
 ): Effect.Effect<Started, LlmError.LlmError, Http.Client | Scope.Scope> =>
   Effect.gen(function*() {
     if (total.at !== Infinity && (yield* Clock.currentTimeMillis) >= total.at) return yield* Effect.fail(total.error())
@@ -566,24 +603,49 @@ const start = <Ev>(
       totalAt: total.at,
       onTotal: total.error
     })
-    const producer = yield* Effect.forkIn(produce(req, secrets, mask, handoff), scope)
+    const producer = yield* Effect.forkIn(produce(req, secrets, mask, handoff, attempt()), scope)
     yield* Effect.forkIn(handoff.watch(producer), scope)
+    const take = req.raw === undefined ? handoff.take : passRaw(handoff.take, observer)
     // Closes this attempt's connection before a retry opens the next one.
     const giveUp = (error: LlmError.LlmError) => Effect.zipRight(Scope.close(scope, Exit.void), Effect.fail(error))
     const held: Array<StreamChunk.StreamChunk> = []
     while (true) {
-      const next = yield* Effect.either(handoff.take)
+      const next = yield* Effect.either(take)
       if (Either.isLeft(next)) return yield* giveUp(next.left)
       if (next.right === undefined) return { held, rest: undefined }
       const chunks = Chunk.toReadonlyArray(next.right)
       for (let i = 0; i < chunks.length; i++) {
         const c = chunks[i]!
-        if (StreamChunk.isContent(c)) return { held: held.concat(chunks.slice(i)), rest: handoff.take }
+        if (StreamChunk.isContent(c)) return { held: held.concat(chunks.slice(i)), rest: take }
         if (c.type === "error" && c.error.retryable) return yield* giveUp(LlmError.fromInfo(c.error))
         held.push(c)
         if (StreamChunk.isTerminal(c)) return { held, rest: undefined }
       }
     }
+  })
+
+/**
+ * Takes a `debug` attempt's batches, passing each one's raw events on as it is taken (so they come
+ * just before its chunks): to the observer, else to the Debug log.
+ */
+const passRaw = (
+  take: Effect.Effect<Chunk.Chunk<StreamChunk.StreamChunk> | undefined, LlmError.LlmError>,
+  observer: Raw.Observer | undefined
+): Effect.Effect<Chunk.Chunk<StreamChunk.StreamChunk> | undefined, LlmError.LlmError> =>
+  Effect.flatMap(take, (batch) => {
+    const raws = batch === undefined ? undefined : rawEventsOf.get(batch)
+    if (raws === undefined) return Effect.succeed(batch)
+    if (observer !== undefined) {
+      observer(raws)
+      return Effect.succeed(batch)
+    }
+    return Effect.as(
+      Effect.forEach(raws, (r) =>
+        Effect.logDebug(r.data).pipe(
+          Effect.annotateLogs({ provider: r.provider, attempt: r.attempt, event: r.name ?? "" })
+        ), { discard: true }),
+      batch
+    )
   })
 
 /** The started attempt as one stream: what it held back, then the rest, a network read at a time. */
@@ -605,7 +667,8 @@ export const streamWith = <Ev>(
   const mask = Redact.make(secrets)
   const limit = Duration.decode(req.timeouts?.total ?? defaultTotalTimeout)
   const stream = Unwrap.unwrapScoped(
-    Effect.flatMap(Effect.clock, (clock) => {
+    Effect.flatMap(Effect.zip(Effect.clock, Raw.RawObserver), ([clock, observer]) => {
+      let attempts = 0
       const total: Total = {
         at: Duration.isFinite(limit) ? clock.unsafeCurrentTimeMillis() + Duration.toMillis(limit) : Infinity,
         error: () =>
@@ -620,7 +683,7 @@ export const streamWith = <Ev>(
         Retry.policy(req.retry),
         (_, delay) => Duration.min(delay, Duration.millis(Math.max(0, total.at - clock.unsafeCurrentTimeMillis())))
       )
-      return start(req, secrets, mask, total).pipe(
+      return start(req, secrets, mask, total, () => ++attempts, observer).pipe(
         Effect.retry({ schedule, while: (e) => e.retryable && clock.unsafeCurrentTimeMillis() < total.at }),
         Effect.provideService(Http.Client, client),
         Effect.map(toStream)

@@ -1,0 +1,360 @@
+/**
+ * Observability: one span per request with the OpenTelemetry GenAI attribute names, Effect
+ * `Metric`s (tokens by kind, time to first chunk, stream duration, errors by code), and the raw wire
+ * events of a provider built with `debug: true`, beside its chunks.
+ *
+ * Every `LanguageModel` service (every provider layer, `TestModel`) is instrumented by
+ * `LanguageModel.make`: nothing to turn on. Spans go to the tracer in the context (Effect's own,
+ * which records nothing, unless a layer such as `@effect/opentelemetry`'s `NodeSdk.layer` installs
+ * one); metrics go to Effect's metric registry, which the same layer exports.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Metric, Redacted, Stream } from "effect"
+ * import { Anthropic, LanguageModel, Telemetry } from "effect-llm-stream"
+ *
+ * // Totals of this process's metrics, e.g. for a status page:
+ * const outputTokens = Metric.value(Telemetry.tokens.pipe(Metric.tagged("kind", "output")))
+ *
+ * // The wire events beside the chunks, in order: the layer must be built with `debug: true`.
+ * const Debugging = Anthropic.layer({ model: "claude-sonnet-4-5", apiKey: Redacted.make("sk-ant-…"), debug: true })
+ * const program = Telemetry.debug(LanguageModel.stream("Hello")).pipe(
+ *   Stream.runForEach((item) =>
+ *     Effect.log(item.type === "raw" ? `wire  ${item.name ?? ""} ${item.data}` : `chunk ${item.type}`)
+ *   )
+ * )
+ * ```
+ *
+ * @since 0.1.0
+ */
+import * as Chunk from "effect/Chunk"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Metric from "effect/Metric"
+import * as MetricBoundaries from "effect/MetricBoundaries"
+import * as MetricLabel from "effect/MetricLabel"
+import * as Stream from "effect/Stream"
+import * as Tracer from "effect/Tracer"
+import type * as ChatRequest from "./ChatRequest.js"
+import * as Raw from "./internal/telemetry/raw.js"
+import * as Unwrap from "./internal/unwrap.js"
+import * as LlmError from "./LlmError.js"
+import * as Pricing from "./Pricing.js"
+import * as StreamChunk from "./StreamChunk.js"
+import * as Usage from "./Usage.js"
+
+// ---------------------------------------------------------------------------------------------
+// Metrics
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * Tokens used, tagged `kind` (`input`, `output`, `cache_read`, `cache_write`, `reasoning`),
+ * `provider` and `model` (the requested model). Input includes cache reads and writes, output
+ * includes reasoning (see `Usage`). Counted once per request, at its end.
+ *
+ * @since 0.1.0
+ * @category metrics
+ */
+export const tokens: Metric.Metric.Counter<number> = Metric.counter("effect_llm_stream.tokens", {
+  description: "Tokens used, by kind (input, output, cache_read, cache_write, reasoning), provider and model",
+  incremental: true
+})
+
+/**
+ * Milliseconds from the start of a request to its first content chunk (text, reasoning, tool call,
+ * content part), retries included; tagged `provider` and `model`. Not recorded for a request that
+ * produced no content.
+ *
+ * @since 0.1.0
+ * @category metrics
+ */
+export const timeToFirstChunk: Metric.Metric.Histogram<number> = Metric.histogram(
+  "effect_llm_stream.time_to_first_chunk_ms",
+  MetricBoundaries.fromIterable([10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000, 60000]),
+  "Milliseconds from the request to its first content chunk"
+)
+
+/**
+ * Milliseconds from the start of a request to its end (terminal chunk, or the consumer stopping);
+ * tagged `provider` and `model`.
+ *
+ * @since 0.1.0
+ * @category metrics
+ */
+export const streamDuration: Metric.Metric.Histogram<number> = Metric.histogram(
+  "effect_llm_stream.duration_ms",
+  MetricBoundaries.fromIterable([50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000, 60000, 120000, 300000]),
+  "Milliseconds from the request to the end of its stream"
+)
+
+/**
+ * Requests that ended in an `error` chunk, tagged `code` (the `LlmError` code), `provider` and `model`.
+ *
+ * @since 0.1.0
+ * @category metrics
+ */
+export const errors: Metric.Metric.Counter<number> = Metric.counter("effect_llm_stream.errors", {
+  description: "Requests that ended in an error, by LlmError code, provider and model",
+  incremental: true
+})
+
+// ---------------------------------------------------------------------------------------------
+// Spans
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * The span attribute holding a response's cost in US dollars, when the price table in use
+ * (`Pricing`) knows the model. The GenAI conventions name no cost attribute, hence our own name.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const costAttribute = "effect_llm_stream.cost_usd"
+
+/** What one request saw, gathered a chunk batch at a time. */
+interface Seen {
+  usage: Usage.Usage | undefined
+  cacheRead: number | undefined
+  cacheWrite: number | undefined
+  responseId: string | undefined
+  responseModel: string | undefined
+  finish: string | undefined
+  error: LlmError.ErrorInfo | undefined
+  firstChunkNanos: bigint | undefined
+}
+
+const kinds = [
+  ["input", "inputTokens"],
+  ["output", "outputTokens"],
+  ["cache_read", "cacheReadTokens"],
+  ["cache_write", "cacheWriteTokens"],
+  ["reasoning", "reasoningTokens"]
+] as const
+
+/** The usage a request ends with: its last snapshot, with cache counts only cache chunks reported. */
+const finalUsage = (seen: Seen): Usage.Usage | undefined => {
+  const { cacheRead, cacheWrite, usage } = seen
+  if (usage === undefined && cacheRead === undefined && cacheWrite === undefined) return undefined
+  const base = usage ?? Usage.empty
+  return {
+    ...base,
+    ...(base.cacheReadTokens === undefined && cacheRead !== undefined ? { cacheReadTokens: cacheRead } : {}),
+    ...(base.cacheWriteTokens === undefined && cacheWrite !== undefined ? { cacheWriteTokens: cacheWrite } : {})
+  }
+}
+
+/** Reads one batch into `seen`: a plain loop, no Effect. */
+const observe = (seen: Seen, chunk: Chunk.Chunk<StreamChunk.StreamChunk>, now: () => bigint): void => {
+  for (const c of chunk) {
+    switch (c.type) {
+      case "metadata":
+        if (c.responseId !== undefined) seen.responseId = c.responseId
+        if (c.model !== undefined) seen.responseModel = c.model
+        break
+      case "usage":
+        seen.usage = Usage.merge(seen.usage, c.usage)
+        break
+      case "cache-read":
+        seen.cacheRead = Usage.count(c.cacheReadTokens)
+        break
+      case "cache-write":
+        seen.cacheWrite = Usage.count(c.cacheWriteTokens)
+        break
+      case "finish":
+        seen.finish = c.reason
+        break
+      case "error":
+        seen.error = c.error
+        break
+      default:
+        if (seen.firstChunkNanos === undefined && StreamChunk.isContent(c)) seen.firstChunkNanos = now()
+    }
+  }
+}
+
+/**
+ * Instruments a response stream: one span `chat <model>` per run (kind `client`, the parent of the
+ * transport's `http.client POST` spans) with the OpenTelemetry GenAI attributes, and the
+ * {@link tokens}, {@link timeToFirstChunk}, {@link streamDuration} and {@link errors} metrics
+ * recorded once, when the run ends.
+ *
+ * Span attributes, and nothing else (never a request body, header or key):
+ * `gen_ai.operation.name` (`chat`), `gen_ai.system` and `gen_ai.provider.name` (the provider),
+ * `gen_ai.request.model`, `gen_ai.request.max_tokens` / `temperature` / `top_p` when set;
+ * from the response `gen_ai.response.id`, `gen_ai.response.model`, `gen_ai.response.finish_reasons`
+ * (an array of one), `gen_ai.response.time_to_first_chunk` (seconds), `gen_ai.usage.input_tokens`,
+ * `gen_ai.usage.output_tokens`, `gen_ai.usage.cache_read.input_tokens`,
+ * `gen_ai.usage.cache_creation.input_tokens`, `gen_ai.usage.reasoning.output_tokens`, and
+ * {@link costAttribute} when the price table knows the model. An event `gen_ai.first_chunk` marks
+ * the first content chunk. A run ending in an `error` chunk sets `error.type` to its code and ends
+ * the span as failed, with the error. `LanguageModel.make` applies this to every service.
+ *
+ * The work per chunk batch is one plain loop over its chunks; the span and the metrics cost a few
+ * Effects per request.
+ *
+ * @since 0.1.0
+ * @category combinators
+ */
+export const instrument =
+  (provider: string, model: string, request?: ChatRequest.ChatRequest | undefined) =>
+  <E, R>(self: Stream.Stream<StreamChunk.StreamChunk, E, R>): Stream.Stream<StreamChunk.StreamChunk, E, R> =>
+    Unwrap.unwrapScoped(
+      Effect.gen(function*() {
+        const clock = yield* Effect.clock
+        const prices = yield* Pricing.Prices
+        const span = yield* Effect.makeSpan(`chat ${model}`, { kind: "client", captureStackTrace: false })
+        const started = clock.unsafeCurrentTimeNanos()
+        span.attribute("gen_ai.operation.name", "chat")
+        span.attribute("gen_ai.system", provider)
+        span.attribute("gen_ai.provider.name", provider)
+        span.attribute("gen_ai.request.model", model)
+        if (typeof request?.maxTokens === "number") span.attribute("gen_ai.request.max_tokens", request.maxTokens)
+        if (typeof request?.temperature === "number") span.attribute("gen_ai.request.temperature", request.temperature)
+        if (typeof request?.topP === "number") span.attribute("gen_ai.request.top_p", request.topP)
+        const seen: Seen = {
+          usage: undefined,
+          cacheRead: undefined,
+          cacheWrite: undefined,
+          responseId: undefined,
+          responseModel: undefined,
+          finish: undefined,
+          error: undefined,
+          firstChunkNanos: undefined
+        }
+        const now = () => clock.unsafeCurrentTimeNanos()
+        yield* Effect.addFinalizer(() => {
+          const ended = clock.unsafeCurrentTimeNanos()
+          const usage = finalUsage(seen)
+          if (seen.responseId !== undefined) span.attribute("gen_ai.response.id", seen.responseId)
+          if (seen.responseModel !== undefined) span.attribute("gen_ai.response.model", seen.responseModel)
+          const reason = seen.error !== undefined ? "error" : seen.finish
+          if (reason !== undefined) span.attribute("gen_ai.response.finish_reasons", [reason])
+          const ttfcMs = seen.firstChunkNanos === undefined ? undefined : Number(seen.firstChunkNanos - started) / 1e6
+          if (seen.firstChunkNanos !== undefined && ttfcMs !== undefined) {
+            span.event("gen_ai.first_chunk", seen.firstChunkNanos, {
+              "gen_ai.response.time_to_first_chunk": ttfcMs / 1e3
+            })
+            span.attribute("gen_ai.response.time_to_first_chunk", ttfcMs / 1e3)
+          }
+          if (usage !== undefined) {
+            span.attribute("gen_ai.usage.input_tokens", usage.inputTokens)
+            span.attribute("gen_ai.usage.output_tokens", usage.outputTokens)
+            if (usage.cacheReadTokens !== undefined) {
+              span.attribute("gen_ai.usage.cache_read.input_tokens", usage.cacheReadTokens)
+            }
+            if (usage.cacheWriteTokens !== undefined) {
+              span.attribute("gen_ai.usage.cache_creation.input_tokens", usage.cacheWriteTokens)
+            }
+            if (usage.reasoningTokens !== undefined) {
+              span.attribute("gen_ai.usage.reasoning.output_tokens", usage.reasoningTokens)
+            }
+            const price = Pricing.lookup(prices, provider, model)
+            const dollars = price === undefined ? undefined : Pricing.cost(usage, price)
+            if (dollars !== undefined) span.attribute(costAttribute, dollars)
+          }
+          if (seen.error !== undefined) span.attribute("error.type", seen.error.code)
+          span.end(ended, seen.error === undefined ? Exit.void : Exit.fail(LlmError.fromInfo(seen.error)))
+          return record(provider, model, usage, seen.error, ttfcMs, Number(ended - started) / 1e6)
+        })
+        return Stream.mapChunks(self, (chunk) => {
+          observe(seen, chunk, now)
+          return chunk
+        }).pipe(Stream.provideService(Tracer.ParentSpan, span))
+      })
+    )
+
+/** Records a finished request's metrics. */
+const record = (
+  provider: string,
+  model: string,
+  usage: Usage.Usage | undefined,
+  error: LlmError.ErrorInfo | undefined,
+  ttfcMs: number | undefined,
+  durationMs: number
+): Effect.Effect<void> =>
+  Effect.suspend(() => {
+    const updates: Array<Effect.Effect<void>> = []
+    const labels = [MetricLabel.make("provider", provider), MetricLabel.make("model", model)]
+    if (usage !== undefined) {
+      for (const [kind, field] of kinds) {
+        const n = Usage.count(usage[field])
+        if (n !== undefined && n > 0) {
+          updates.push(
+            Metric.incrementBy(Metric.taggedWithLabels(tokens, [...labels, MetricLabel.make("kind", kind)]), n)
+          )
+        }
+      }
+    }
+    if (error !== undefined) {
+      updates.push(Metric.increment(Metric.taggedWithLabels(errors, [...labels, MetricLabel.make("code", error.code)])))
+    }
+    if (ttfcMs !== undefined) updates.push(Metric.update(Metric.taggedWithLabels(timeToFirstChunk, labels), ttfcMs))
+    updates.push(Metric.update(Metric.taggedWithLabels(streamDuration, labels), durationMs))
+    return Effect.all(updates, { discard: true })
+  })
+
+// ---------------------------------------------------------------------------------------------
+// Raw events (the debug option)
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * One framed wire event of a provider built with `debug: true`: an SSE event, an NDJSON line or an
+ * AWS event-stream frame, with the configured credentials masked, and the chunks the provider's
+ * decoder made of it (before the stream's guarantees, metering and retries apply, so a retried
+ * attempt's events show too, with its `attempt` number).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface RawEvent {
+  readonly type: "raw"
+  /** The provider's name, as in chunks. */
+  readonly provider: string
+  /** The attempt it belongs to: 1, then 2 … for retries. */
+  readonly attempt: number
+  /** The SSE `event:` name (`"message"` when none), the event-stream `:event-type` (or exception type); undefined for NDJSON. */
+  readonly name: string | undefined
+  /** The event's text: SSE data, the NDJSON line, the frame's payload. */
+  readonly data: string
+  /** The chunks the decoder produced from this event, in order. */
+  readonly chunks: ReadonlyArray<StreamChunk.StreamChunk>
+}
+
+/**
+ * A response stream with the provider's raw wire events passed through beside its chunks: each
+ * network read's events (as {@link RawEvent}s, `type: "raw"`) come just before the chunks decoded
+ * from it, so `switch (item.type)` sees the wire and the chunks in order. The chunk stream itself is
+ * unchanged (take the items that are not `"raw"` and you have it).
+ *
+ * Only providers built with `debug: true` emit raw events; any other stream passes through as it
+ * is. A `debug: true` provider whose stream is not wrapped here logs each raw event with
+ * `Effect.logDebug` instead (shown once the minimum log level is `Debug`).
+ *
+ * @since 0.1.0
+ * @category debugging
+ */
+export const debug = <E, R>(
+  self: Stream.Stream<StreamChunk.StreamChunk, E, R>
+): Stream.Stream<StreamChunk.StreamChunk | RawEvent, E, R> =>
+  Stream.suspend(() => {
+    let pending: Array<StreamChunk.StreamChunk | RawEvent> = []
+    const observer: Raw.Observer = (events) => {
+      for (const e of events) pending.push(e)
+    }
+    const take = (): Chunk.Chunk<StreamChunk.StreamChunk | RawEvent> => {
+      const out = pending
+      pending = []
+      return Chunk.unsafeFromArray(out)
+    }
+    const items: Stream.Stream<StreamChunk.StreamChunk | RawEvent, E, R> = Stream.mapChunks(
+      self,
+      (chunk): Chunk.Chunk<StreamChunk.StreamChunk | RawEvent> => {
+        if (pending.length === 0) return chunk
+        const out = take()
+        return Chunk.appendAll(out, chunk)
+      }
+    )
+    return Stream.concat(items, Stream.suspend(() => Stream.fromChunk(take()))).pipe(
+      Stream.provideService(Raw.RawObserver, observer)
+    )
+  })
