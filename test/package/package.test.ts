@@ -5,7 +5,8 @@
  *   (a) a plain `node` ESM program (no tsx) that imports both entry points and streams a TestModel answer,
  *   (b) a consumer file type-checked with the repository's own `tsc` under strict settings and
  *       `skipLibCheck: false`,
- *   (c) the public/internal line: no `.d.ts` reachable from an entry point lies under dist/internal/.
+ *   (c) the public/internal line: no `.d.ts` reachable from an entry point lies under dist/internal/,
+ *   (d) the `effect-llm-stream` command the package installs, replaying our recorded answer.
  *
  * Run by `npm run test:package` (part of `npm test`), not by the main `vitest run`: it builds and installs.
  * Set KEEP_PACKAGE_TMP=1 to keep the temporary project for inspection.
@@ -139,7 +140,8 @@ describe("the packed package", () => {
     "holds the build, the sources its maps point to, and nothing else",
     check(() => {
       const unexpected = tarballFiles.filter((f) =>
-        !/^(dist|src)\//.test(f) && !/^(package\.json|README\.md|LICENSE|CHANGELOG\.md)$/.test(f)
+        !/^(dist|src)\//.test(f) &&
+        !/^(package\.json|README\.md|LICENSE|CHANGELOG\.md|bin\/effect-llm-stream\.js)$/.test(f)
       )
       expect(unexpected).toStrictEqual([])
       for (const f of tarballFiles.filter((f) => f.startsWith("src/"))) {
@@ -181,6 +183,30 @@ describe("the packed package", () => {
     check(async () => {
       const { stdout } = await run(process.execPath, ["main.mjs"], project)
       expect(JSON.parse(stdout.trim())).toStrictEqual({ text: "Hello", finishReason: "stop", error: "rate_limit" })
+    }),
+    60_000
+  )
+
+  it(
+    "installs the effect-llm-stream command, which replays our recorded answer with no key",
+    check(async () => {
+      const bin = path.join(project, "node_modules", ".bin", "effect-llm-stream")
+      const { stderr, stdout } = await run(
+        process.execPath,
+        [bin, "chat", "--replay", "--model", "gemini:gemini-2.5-flash", "What's the weather in Paris?"],
+        project
+      )
+      expect(stderr).toBe(
+        "--replay: replaying our recorded answer (gemini:gemini-demo-1 over loopback; your prompt is not sent anywhere)\n"
+      )
+      expect(stdout.split("\n").slice(0, 3)).toStrictEqual([
+        "reasoning: The user wants the current weather in Paris. I should call get_weather with city Paris.",
+        "Let me look up the weather in Paris.",
+        "tool call: get_weather({\"city\":\"Paris\"})"
+      ])
+      expect(stdout).toMatch(
+        /\n── finish: tool_calls · google:gemini-demo-1 · input 70 \(cache read 64, cache write 0\) · /
+      )
     }),
     60_000
   )
