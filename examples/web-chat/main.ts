@@ -31,6 +31,19 @@ const program = Effect.gen(function*() {
   if (running.notice !== undefined) yield* Console.log(running.notice)
   yield* Console.log(`Web chat (${running.model}) on ${running.url}`)
   return yield* Effect.never
-}).pipe(Effect.scoped)
+}).pipe(
+  Effect.scoped,
+  // A short message, not a stack trace: an unknown provider, a port in use, a client that does not bundle.
+  Effect.catchAll((e) =>
+    Effect.zipRight(
+      Console.error(
+        typeof e === "string" ? e : e._tag === "ServeError" ? `Could not listen: ${String(e.cause)}` : e.message
+      ),
+      Effect.sync(() => {
+        process.exitCode = 1
+      })
+    )
+  )
+)
 
 NodeRuntime.runMain(program)
