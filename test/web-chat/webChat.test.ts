@@ -48,9 +48,13 @@ beforeAll(async () => {
     )
   }
   scope = Effect.runSync(Scope.make())
-  fast = await Effect.runPromise(Scope.extend(WebChat.start({ paceMs: 0 }), scope))
-  // An answer that stops after its first 12 reads (64 bytes each) and never ends: the page is closed mid-stream.
-  stalled = await Effect.runPromise(Scope.extend(WebChat.start({ paceMs: 5, stallAfterReads: 12 }), scope))
+  const started = await Promise.all([
+    Effect.runPromise(Scope.extend(WebChat.start({ paceMs: 0 }), scope)),
+    // An answer that stops after its first 12 reads (64 bytes each) and never ends: closed mid-stream.
+    Effect.runPromise(Scope.extend(WebChat.start({ paceMs: 5, stallAfterReads: 12 }), scope))
+  ])
+  fast = started[0]
+  stalled = started[1]
   // launch() gives every run a fresh, temporary user-data dir (removed on close).
   browser = await chromium.launch({
     executablePath,
