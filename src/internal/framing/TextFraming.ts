@@ -120,9 +120,17 @@ export abstract class TextFraming<Out> {
     const out: Array<Out> = []
     if (this.failure !== undefined || this.ended) return out
     this.ended = true
-    const text = this.utf8.decode()
-    this.feed(this.mask === undefined ? text : this.masked(text, this.mask), out)
-    if (this.failure === undefined) this.flush(out)
+    // The streaming decoder's flush returns text only for bytes of a character the body never
+    // finished: the body was cut inside a character, so its last event is cut too.
+    if (this.utf8.decode() !== "") {
+      this.failure = LlmError.info({
+        code: "truncated",
+        message: "The body ended inside a UTF-8 character, before the provider's end marker"
+      })
+      this.tail = ""
+      return out
+    }
+    this.flush(out)
     return out
   }
 

@@ -83,9 +83,14 @@ describe("Ndjson.Framer", () => {
     }
   })
 
-  it("turns invalid UTF-8 into U+FFFD, including a character cut off by the end of the body", () => {
+  it("turns invalid UTF-8 into U+FFFD; a body cut inside a character is truncated, its last line dropped", () => {
     const bytes = new Uint8Array([...utf8("{\"a\":\""), 0xff, ...utf8("\"}\n{\"b\":\""), 0xe4, 0xb8])
-    expect(decodeReads([bytes]).lines).toStrictEqual(["{\"a\":\"\uFFFD\"}", "{\"b\":\"\uFFFD"])
+    expect(decodeReads([bytes]).lines).toStrictEqual(["{\"a\":\"\uFFFD\"}"])
+    expect(decodeReads([bytes]).error).toStrictEqual({
+      code: "truncated",
+      message: "The body ended inside a UTF-8 character, before the provider's end marker",
+      retryable: false
+    })
   })
 
   describe("size cap", () => {

@@ -190,9 +190,16 @@ describe("Sse.Framer", () => {
     }
   })
 
-  it("turns invalid UTF-8 into U+FFFD, including a character cut off by the end of the body", () => {
+  it("turns invalid UTF-8 into U+FFFD; a body cut inside a character is truncated, its last event dropped", () => {
     const bytes = new Uint8Array([...utf8("data: a"), 0xff, ...utf8("b\n\ndata: c"), 0xe4, 0xb8])
-    expect(decodeReads([bytes]).events).toStrictEqual([message("a\uFFFDb"), message("c\uFFFD")])
+    expect(decodeReads([bytes])).toStrictEqual({
+      events: [message("a\uFFFDb")],
+      error: {
+        code: "truncated",
+        message: "The body ended inside a UTF-8 character, before the provider's end marker",
+        retryable: false
+      }
+    })
   })
 
   it("gives the same events for every split of a mixed body, and for one-byte reads", () => {
