@@ -18,6 +18,7 @@
  *
  * @since 0.1.0
  */
+export * as Chaos from "./Chaos.js"
 export * as Fixture from "./Fixture.js"
 export * as Replay from "./Replay.js"
 export * as ReplayServer from "./ReplayServer.js"
