@@ -482,3 +482,52 @@ export const families: ReadonlyArray<Family> = [
   bedrock,
   cohere
 ]
+
+/**
+ * Each family's own in-band error (inside a 200 stream, as its servers send one), and the error
+ * code it becomes. Cohere's in-band errors name no code, so theirs is `unknown`, never retried.
+ */
+export const inBandError = (family: Family): { readonly body: Uint8Array; readonly code: string } => {
+  switch (family.name) {
+    case "OpenAiChat":
+      return {
+        body: family.frame([ev("message", { error: { message: "Overloaded", type: "overloaded_error" } })]),
+        code: "overloaded"
+      }
+    case "OpenAiResponses":
+      return {
+        body: family.frame([
+          ev("error", { type: "error", code: "server_is_overloaded", message: "Busy", param: null, sequence_number: 1 })
+        ]),
+        code: "overloaded"
+      }
+    case "Anthropic":
+      return {
+        body: family.frame([
+          ev("error", { type: "error", error: { type: "overloaded_error", message: "Overloaded" } })
+        ]),
+        code: "overloaded"
+      }
+    case "Gemini":
+      return {
+        body: family.frame([ev("message", { error: { code: 503, message: "Overloaded", status: "UNAVAILABLE" } })]),
+        code: "overloaded"
+      }
+    case "Ollama":
+      return { body: family.frame([ev("line", { error: "server busy, please try again" })]), code: "overloaded" }
+    case "Bedrock":
+      return {
+        body: BedrockFixture.message(
+          {
+            ":message-type": "exception",
+            ":exception-type": "serviceUnavailableException",
+            ":content-type": "application/json"
+          },
+          JSON.stringify({ message: "Busy" })
+        ),
+        code: "overloaded"
+      }
+    default:
+      return { body: family.frame([ev("error", { message: "Busy" })]), code: "unknown" }
+  }
+}
