@@ -10,6 +10,8 @@
  *   past the end marker, the uncut run itself); a dropped connection ends in `network` the same way;
  * - retries only before content: a retryable failure before the first content chunk is retried and
  *   the answer appears once, a failure after it is never retried;
+ * - random garbage (1 to 64 random bytes) injected at a random offset never throws and the run still
+ *   ends in exactly one terminal chunk, every chunk valid;
  * - the configured key in no chunk, error or span, even when the server echoes it.
  *
  * A provider's test file calls {@link conformance} once with its layer, wire and decoder.
@@ -66,6 +68,8 @@ type Chunks = ReadonlyArray<StreamChunk.StreamChunk>
 /** Streams of at most this many bytes are cut at every offset; longer ones at {@link sampledCuts} offsets. */
 const allCutsUpTo = 16 * 1024
 const sampledCuts = 300
+/** Garbage injections (random bytes at a random offset) per stream. */
+const garbageRuns = 8
 /** Cuts also replayed over HTTP (clean end and dropped connection), per stream. */
 const httpCuts = 6
 
@@ -262,6 +266,20 @@ const streamTests = <Ev>(suite: Suite<Ev>, name: string, body: () => Uint8Array)
     expect(cutProblem(whole.map((c) => JSON.stringify(c)), late.chunks, false, suite.usageAfterEnd)).toBeUndefined()
     if (late.chunks.length !== whole.length) {
       expect(late.chunks[late.chunks.length - 1]).toMatchObject({ type: "error", error: { code: "network" } })
+    }
+  })
+
+  it(`${name}: random garbage injected anywhere never throws and ends in exactly one terminal chunk`, async () => {
+    const bytes = body()
+    const next = Fixture.prng(bytes.length + 3)
+    for (let i = 0; i < garbageRuns; i++) {
+      const at = Math.floor(next() * (bytes.length + 1))
+      const garbage = Uint8Array.from({ length: 1 + Math.floor(next() * 64) }, () => Math.floor(next() * 256))
+      const spliced = Fixture.concat([bytes.subarray(0, at), garbage, bytes.subarray(at)])
+      // The pure framer and decoder do not throw (a throw fails the test here).
+      decodePure(suite, spliced)
+      const { chunks } = await run(suite, { body: spliced, split: { seed: i, maxRead: 97 } })
+      expectWellFormed(chunks)
     }
   })
 
