@@ -1,138 +1,277 @@
 /**
- * `npm run bench`: replays 6,000-event (~1.2 MB) streams from the loopback replay server — one per
- * provider family — alternately through our provider layer collected with `Response.collect` and
- * through a hand-written floor for that wire format, in the same process, after a warm-up. Prints
- * both medians and the ratio per family, then memory figures from a fresh process (bench/memory.ts).
- * A benchmark, not a test: it asserts nothing about time, only that both clients decode the same.
+ * `npm run bench`: ours against the hand-written floor and the peers (bench/peers, installed here on
+ * first use), every client reading the same bytes from one loopback server (bench/server.ts) that
+ * runs in this process while each measurement runs in a child process (bench/worker.ts):
+ * - warm: per scenario, the clients take turns in one process after a warm-up;
+ * - cold: each client alone in a fresh process, its first 10 requests;
+ * - concurrent streams, open streams (heap per stream, error latency), a pass-through stream.
+ * Every request's result is checked (text, reasoning, tool arguments, usage, finish). Prints
+ * markdown tables with ratios against the floor measured in the same run. A benchmark, not a test:
+ * it asserts nothing about time. `BENCH_QUICK=1` is a ~1-minute smoke run.
  */
-import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
-import type { HttpClient } from "@effect/platform/HttpClient"
-import * as Effect from "effect/Effect"
-import type * as Layer from "effect/Layer"
-import * as Redacted from "effect/Redacted"
-import { deepStrictEqual } from "node:assert"
-import { spawnSync } from "node:child_process"
+import { spawn, spawnSync } from "node:child_process"
 import { fileURLToPath } from "node:url"
-import * as LanguageModel from "../src/LanguageModel.js"
-import * as Anthropic from "../src/providers/anthropic/index.js"
-import * as OpenAiChat from "../src/providers/openai-chat/index.js"
-import * as Response from "../src/Response.js"
-import * as ReplayServer from "../src/testing/ReplayServer.js"
-import * as AnthropicStream from "./anthropic-stream.js"
-import * as FloorAnthropic from "./floor-anthropic.js"
-import * as Floor from "./floor.js"
-import * as ChatStream from "./openai-chat-stream.js"
-import type { Expected } from "./openai-chat-stream.js"
+import * as Clients from "./clients.js"
+import * as Server from "./server.js"
+import * as Streams from "./streams.js"
+import type { Job, Sample } from "./worker.js"
 
-const warmup = Number(process.env.BENCH_WARMUP ?? 30)
-const runs = Number(process.env.BENCH_RUNS ?? 60)
-const readSize = 16 * 1024
-/** A key of real length, so masking it in every read is part of what is measured. */
-const apiKey = Redacted.make("sk-bench-0123456789abcdef")
+const quick = process.env.BENCH_QUICK === "1"
+const warmup = Number(process.env.BENCH_WARMUP ?? (quick ? 3 : 20))
+const runs = Number(process.env.BENCH_RUNS ?? (quick ? 8 : 40))
+const coldRuns = 10
+const passBytes = Number(process.env.BENCH_PASS_BYTES ?? (quick ? 20e6 : 200e6))
+const started = performance.now()
+const log = (s: string): void =>
+  void process.stderr.write(`[${((performance.now() - started) / 1000).toFixed(0)} s] ${s}\n`)
 
-const median = (xs: ReadonlyArray<number>): number => {
+// --- peers ---------------------------------------------------------------------------------------
+
+const ensurePeers = (): void => {
+  if (Clients.peersInstalled() || process.env.BENCH_PEERS === "0") return
+  log("installing the peers (npm ci --prefix bench/peers) …")
+  const r = spawnSync("npm", ["ci", "--prefix", Clients.peersDir, "--ignore-scripts", "--no-audit", "--no-fund"], {
+    stdio: ["ignore", "inherit", "inherit"]
+  })
+  if (r.status !== 0) log("could not install the peers: measuring ours against the floor only")
+}
+
+// --- running workers ------------------------------------------------------------------------------
+
+const workerPath = fileURLToPath(new URL("./worker.ts", import.meta.url))
+
+const work = <A>(job: Job): Promise<A> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...process.execArgv, "--expose-gc", workerPath, JSON.stringify(job)], {
+      stdio: ["ignore", "pipe", "inherit"]
+    })
+    let out = ""
+    child.stdout.on("data", (d: Buffer) => (out += d.toString()))
+    child.on("exit", (code) => {
+      const line = out.split("\n").find((l) => l.startsWith("RESULT "))
+      if (code !== 0 || line === undefined) reject(new Error(`worker ${job.mode} ${job.clients.join(",")} failed`))
+      else resolve(JSON.parse(line.slice(7)) as A)
+    })
+  })
+
+// --- statistics -----------------------------------------------------------------------------------
+
+const quantile = (xs: ReadonlyArray<number>, q: number): number => {
   const s = [...xs].sort((a, b) => a - b)
-  const m = Math.floor(s.length / 2)
-  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2
+  if (s.length === 0) return NaN
+  const pos = (s.length - 1) * q
+  const lo = Math.floor(pos)
+  const hi = Math.ceil(pos)
+  return s[lo]! + (s[hi]! - s[lo]!) * (pos - lo)
+}
+const median = (xs: ReadonlyArray<number>): number => quantile(xs, 0.5)
+const f1 = (n: number): string => (Number.isFinite(n) ? n.toFixed(1) : "—")
+const f2 = (n: number): string => (Number.isFinite(n) ? n.toFixed(2) : "—")
+const mb = (n: number): string => `${(n / 1024 / 1024).toFixed(0)} MB`
+const kb = (n: number): string => `${(n / 1024).toFixed(1)} KB`
+
+interface SeqResult {
+  readonly samples: Record<string, Array<Sample>>
+  readonly events: number
+  readonly bytes: number
+  readonly peakRss: number
 }
 
-/** One family's stream, our layer for it and its hand-written floor. */
-interface Scenario {
-  readonly name: string
-  readonly path: string
-  readonly build: () => { readonly body: string; readonly expected: Expected }
-  readonly layer: (baseUrl: string) => Layer.Layer<LanguageModel.LanguageModel, unknown, HttpClient>
-  readonly floor: (url: string) => Promise<Floor.FloorResult>
-  readonly finishReason: string
-}
+/** Collect-style consumers have no per-chunk hook: their first chunk is their last. */
+const noFirst = (name: string): boolean => name.includes("collect") && !name.includes("README")
 
-const scenarios: ReadonlyArray<Scenario> = [
-  {
-    name: "OpenAI Chat",
-    path: "/v1/chat/completions",
-    build: () => ChatStream.build(),
-    layer: (baseUrl) => OpenAiChat.layer({ model: "gpt-4.1-mini", baseUrl, apiKey }),
-    floor: Floor.run,
-    finishReason: "tool_calls"
-  },
-  {
-    name: "Anthropic Messages",
-    path: "/v1/messages",
-    build: () => AnthropicStream.build(),
-    // The Anthropic host's base URL leaves out /v1.
-    layer: (baseUrl) => Anthropic.layer({ model: "claude-sonnet-4-5", baseUrl: baseUrl.replace(/\/v1$/, ""), apiKey }),
-    floor: FloorAnthropic.run,
-    finishReason: "tool_use"
-  }
-]
-
-const measure = async (scenario: Scenario): Promise<Array<string>> => {
-  const { body, expected } = scenario.build()
-  const bytes = new TextEncoder().encode(body)
-  const reads: Array<Uint8Array> = []
-  for (let i = 0; i < bytes.length; i += readSize) reads.push(bytes.subarray(i, i + readSize))
-  const server = await ReplayServer.start({ [scenario.path]: { reads } })
-  const model = scenario.layer(`${server.url}/v1`)
-  const ours = (): Promise<Response.Response> =>
-    LanguageModel.stream("benchmark").pipe(
-      (s) => Response.collect(s),
-      Effect.provide(model),
-      Effect.provide(FetchHttpClient.layer),
-      Effect.runPromise
-    )
-  const floor = (): Promise<Floor.FloorResult> => scenario.floor(`${server.url}${scenario.path}`)
-
-  // Both must decode the same thing before their times mean anything.
-  const a = await ours()
-  const b = await floor()
-  deepStrictEqual(a.text, expected.text)
-  deepStrictEqual(b.text, expected.text)
-  deepStrictEqual(a.toolCalls[0]?.arguments, expected.toolArguments)
-  deepStrictEqual(b.toolCalls[0]?.arguments, expected.toolArguments)
-  deepStrictEqual([a.usage?.inputTokens, a.usage?.outputTokens], [expected.inputTokens, expected.outputTokens])
-  deepStrictEqual([b.inputTokens, b.outputTokens], [expected.inputTokens, expected.outputTokens])
-  deepStrictEqual([a.finishReason, b.finishReason], ["tool_calls", scenario.finishReason])
-
-  for (let i = 0; i < warmup; i++) {
-    await ours()
-    await floor()
-  }
-  const times = { ours: [] as Array<number>, floor: [] as Array<number> }
-  for (let i = 0; i < runs; i++) {
-    for (
-      const [name, fn] of i % 2 === 0
-        ? ([["ours", ours], ["floor", floor]] as const)
-        : ([["floor", floor], ["ours", ours]] as const)
-    ) {
-      const t0 = performance.now()
-      await fn()
-      times[name].push(performance.now() - t0)
-    }
-  }
-  await server.close()
-  const mo = median(times.ours)
-  const mf = median(times.floor)
-  const events = body.split("\n\n").length - 1
-  return [
-    `${scenario.name} stream: ${(bytes.length / 1024 / 1024).toFixed(2)} MB, ${events} events, reads of ${
-      readSize / 1024
-    } KiB, ${runs} runs after ${warmup} warm-up`,
-    `  floor (fetch + indexOf + JSON.parse)   median ${mf.toFixed(1)} ms`,
-    `  ours  (layer + Response.collect)       median ${mo.toFixed(1)} ms`,
-    `  ratio ours / floor: ${(mo / mf).toFixed(2)}x (target <= 1.30x)`
-  ]
-}
+// --- the plan -------------------------------------------------------------------------------------
 
 const main = async (): Promise<void> => {
-  const lines: Array<string> = []
-  for (const scenario of scenarios) lines.splice(lines.length, 0, ...(await measure(scenario)))
-  lines.push(`process peak RSS: ${(process.resourceUsage().maxRSS / 1024).toFixed(1)} MB`, "")
-  process.stdout.write(lines.join("\n"))
+  const t0 = performance.now()
+  ensurePeers()
+  const all = await Clients.clients()
+  const names = (family: Streams.Family, filter: (name: string) => boolean = () => true): Array<string> =>
+    all.filter((c) => c.families.includes(family) && filter(c.name)).map((c) => c.name)
+  const slow = (name: string): boolean => name === "@effect/ai-openai"
+  const lean = (name: string): boolean =>
+    !name.startsWith("ours") || name === "ours collect" || name === "ours runForEach"
+  const coldSet = (name: string): boolean =>
+    quick ? ["floor", "ours runForEach"].includes(name) : lean(name) ||
+      name === "ours README (tap+collect)"
+
+  const server = await Server.start()
+  const out: Array<string> = []
+  const p = (s = ""): void => void out.push(s)
+  try {
+    p(`## Sequential scenarios (${runs} warm runs after ${warmup} warm-up rounds, clients alternating; cold = first ${coldRuns} requests of a fresh process per client)`)
+    p()
+    p("Times in ms. `× floor` = warm median / the floor's warm median in the same process. First chunk = first text, reasoning or argument delta seen by the consumer (— for collect-only consumers, which see only the end). CPU = process CPU time (user+system, this client's process, loopback server excluded) per 1,000 events, warm median.")
+    const seqScenarios = quick ?
+      ["chat", "small"] :
+      ["chat", "anthropic", "responses", "small", "tool64", "tool128", "reasoning"]
+    const warmMedians: Record<string, Record<string, number>> = {}
+    for (const name of seqScenarios) {
+      const s = Streams.scenario(name)
+      const main3 = ["chat", "anthropic", "responses", "small"].includes(name)
+      const set = names(s.family, (n) => !slow(n) && (main3 || lean(n)))
+      log(`warm: ${s.title} (${set.length} clients) …`)
+      const warm = await work<SeqResult>({
+        mode: "seq",
+        server: server.url,
+        scenario: name,
+        clients: set,
+        warmup,
+        runs
+      })
+      const slowSet = names(s.family, slow)
+      for (const c of slowSet) {
+        log(`warm: ${s.title}, ${c} alone (fewer runs: it is slow) …`)
+        const r = await work<SeqResult>({
+          mode: "seq",
+          server: server.url,
+          scenario: name,
+          clients: [c],
+          warmup: 3,
+          runs: Math.min(runs, 10)
+        })
+        warm.samples[c] = r.samples[c]!
+      }
+      const cold: Record<string, SeqResult> = {}
+      if (main3 && (!quick || name === "chat")) {
+        for (const c of [...set, ...slowSet].filter(coldSet)) {
+          log(`cold: ${s.title}, ${c} …`)
+          cold[c] = await work<SeqResult>({
+            mode: "seq",
+            server: server.url,
+            scenario: name,
+            clients: [c],
+            warmup: 0,
+            runs: coldRuns
+          })
+        }
+      }
+      const floorMedian = median(warm.samples["floor"]!.map((x) => x.total))
+      warmMedians[name] = {}
+      p()
+      p(`### ${s.title} (${(warm.bytes / 1024 / 1024).toFixed(2)} MB, ${warm.events} events)`)
+      p()
+      p("| client | warm median | warm p90 | × floor | first chunk warm | cold median | cold p90 | × floor cold | first chunk cold | CPU ms / 1k events | peak RSS (cold process) |")
+      p("|---|---|---|---|---|---|---|---|---|---|---|")
+      const coldFloor = cold["floor"] ? median(cold["floor"].samples["floor"]!.map((x) => x.total)) : NaN
+      for (const [client, samples] of Object.entries(warm.samples)) {
+        const totals = samples.map((x) => x.total)
+        const m = median(totals)
+        warmMedians[name][client] = m
+        const c = cold[client]?.samples[client]
+        const ct = c?.map((x) => x.total) ?? []
+        const first = (xs: ReadonlyArray<Sample>): string => noFirst(client) ? "—" : f1(median(xs.map((x) => x.first)))
+        p(
+          `| ${client} | ${f1(m)} | ${f1(quantile(totals, 0.9))} | ${f2(m / floorMedian)} | ${first(samples)} | ${
+            f1(median(ct))
+          } | ${f1(quantile(ct, 0.9))} | ${f2(median(ct) / coldFloor)} | ${c ? first(c) : "—"} | ${
+            f1(median(samples.map((x) => x.cpu)) / warm.events * 1000)
+          } | ${cold[client] ? mb(cold[client].peakRss) : "—"} |`
+        )
+      }
+    }
+    if (warmMedians["small"] !== undefined) {
+      const fl = warmMedians["small"]["floor"]!
+      p()
+      p("### Fixed cost per request (the 10-event answer, warm median minus the floor's)")
+      p()
+      p("| client | fixed cost over the floor |")
+      p("|---|---|")
+      for (const [c, m] of Object.entries(warmMedians["small"])) if (c !== "floor") p(`| ${c} | ${f2(m - fl)} ms |`)
+    }
+    if (warmMedians["tool64"] !== undefined && warmMedians["tool128"] !== undefined) {
+      p()
+      p("### Tool argument: 128 KB vs 64 KB (warm medians; 2.0 is linear)")
+      p()
+      p("| client | 64 KB | 128 KB | ratio |")
+      p("|---|---|---|---|")
+      for (const [c, m] of Object.entries(warmMedians["tool64"])) {
+        const m2 = warmMedians["tool128"][c]!
+        p(`| ${c} | ${f1(m)} ms | ${f1(m2)} ms | ${f2(m2 / m)} |`)
+      }
+    }
+
+    // Concurrency.
+    const concClients = names(
+      "chat",
+      (n) => !n.startsWith("ours") || n === "ours runForEach" || n === "ours collect" || n === "ours runForEach, undici"
+    )
+      .filter((n) => !quick || n === "floor" || n === "ours runForEach")
+    p()
+    p(`### Concurrent streams (${Streams.scenario("concurrent").title}; each client in its own process; median of ${
+      quick ? 1 : 3
+    } batches after a warm-up batch)`)
+    p()
+    p("| client | N | wall time for all N | per-stream median | per-stream p90 | peak RSS |")
+    p("|---|---|---|---|---|---|")
+    for (const n of quick ? [100] : [100, 1000]) {
+      for (const c of concClients) {
+        log(`concurrent: ${n} × ${c} …`)
+        const r = await work<{ batches: Array<{ wall: number; totals: Array<number> }>; peakRss: number }>({
+          mode: "concurrent",
+          server: server.url,
+          clients: [c],
+          n,
+          reps: quick ? 1 : 3
+        })
+        const walls = r.batches.map((b) => b.wall)
+        const totals = r.batches.flatMap((b) => b.totals)
+        p(`| ${c} | ${n} | ${f1(median(walls))} ms | ${f1(median(totals))} ms | ${f1(quantile(totals, 0.9))} ms | ${
+          mb(r.peakRss)
+        } |`)
+      }
+    }
+
+    // Open streams.
+    const nOpen = quick ? 100 : 1000
+    p()
+    p(`### ${nOpen} open streams (each received its first event and waits; then the server cuts them all)`)
+    p()
+    p("| client | heap per open stream | error seen, median after the cut | error seen, last |")
+    p("|---|---|---|---|")
+    for (const c of concClients.filter((n) => !noFirst(n))) {
+      log(`open streams: ${nOpen} × ${c} …`)
+      const r = await work<{ heapPerStream: number; errorLatencyMedian: number; errorLatencyMax: number }>({
+        mode: "hold",
+        server: server.url,
+        clients: [c],
+        n: nOpen
+      })
+      p(`| ${c} | ${kb(r.heapPerStream)} | ${f1(r.errorLatencyMedian)} ms | ${f1(r.errorLatencyMax)} ms |`)
+    }
+
+    // Pass-through.
+    p()
+    p(`### Pass-through: a ${mb(passBytes)} Chat stream drained without collecting (own process each)`)
+    p()
+    p("| client | time | peak RSS growth |")
+    p("|---|---|---|")
+    const passClients = names(
+      "chat",
+      (n) => ["floor", "ours runForEach", "ours toAsyncIterable", "openai 6"].includes(n)
+    )
+      .filter((n) => !quick || n === "floor" || n === "ours runForEach")
+    for (const c of passClients) {
+      log(`pass-through: ${c} …`)
+      const r = await work<{ ms: number; peakGrowth: number }>({
+        mode: "pass",
+        server: server.url,
+        clients: [c],
+        bytes: passBytes
+      })
+      p(`| ${c} | ${f1(r.ms)} ms | ${mb(Math.max(0, r.peakGrowth))} |`)
+    }
+  } finally {
+    await server.close()
+  }
+  p()
+  p(`Total bench time: ${((performance.now() - t0) / 1000).toFixed(0)} s`)
+  process.stdout.write(out.join("\n") + "\n")
 }
 
-/** The memory figures, from a fresh process (bench/memory.ts): a peak means something only there. */
+/** The worst-case single-stream figure, from a fresh process (bench/memory.ts). */
 const memory = (): void => {
-  if (process.env.BENCH_MEMORY === "0") return
+  if (process.env.BENCH_MEMORY === "0" || quick) return
   const script = fileURLToPath(new URL("./memory.ts", import.meta.url))
   const child = spawnSync(process.execPath, [...process.execArgv, "--expose-gc", script], { stdio: "inherit" })
   if (child.status !== 0) process.exitCode = 1

@@ -1,0 +1,83 @@
+/**
+ * What every client hands its events to: the same accumulation for all of them (text, reasoning,
+ * tool-call arguments, usage, finish), so the per-event work outside the client is identical and
+ * the result can be checked. With `collect: false` it keeps lengths only (the pass-through run).
+ */
+export interface Summary {
+  readonly text: string
+  readonly textLength: number
+  readonly reasoning: string
+  readonly toolArguments: unknown
+  readonly inputTokens: number | undefined
+  readonly outputTokens: number | undefined
+  readonly finish: string | undefined
+}
+
+/** The one place each client reports what it decoded. */
+export class Acc {
+  private readonly texts: Array<string> = []
+  private readonly reasonings: Array<string> = []
+  private readonly argParts: Array<string> = []
+  private parsedArgs: unknown = undefined
+  private textLength = 0
+  private first = false
+  inputTokens: number | undefined = undefined
+  outputTokens: number | undefined = undefined
+  finishReason: string | undefined = undefined
+  /** `performance.now()` when the first content (text, reasoning or argument delta) arrived. */
+  firstAt = 0
+
+  constructor(readonly collect = true) {}
+
+  private seen(): void {
+    if (!this.first) {
+      this.first = true
+      this.firstAt = performance.now()
+    }
+  }
+  text(delta: string): void {
+    this.seen()
+    this.textLength += delta.length
+    if (this.collect) this.texts.push(delta)
+  }
+  reasoning(delta: string): void {
+    this.seen()
+    if (this.collect) this.reasonings.push(delta)
+  }
+  args(delta: string): void {
+    this.seen()
+    this.argParts.push(delta)
+  }
+  /** A whole parsed argument object (clients that hand over the finished call). */
+  argsParsed(value: unknown): void {
+    this.parsedArgs = value
+  }
+  usage(input: number | undefined, output: number | undefined): void {
+    if (input !== undefined) this.inputTokens = input
+    if (output !== undefined) this.outputTokens = output
+  }
+  finish(reason: string | undefined | null): void {
+    if (reason) this.finishReason = reason
+  }
+  summary(): Summary {
+    const joined = this.argParts.join("")
+    return {
+      text: this.texts.join(""),
+      textLength: this.textLength,
+      reasoning: this.reasonings.join(""),
+      toolArguments: this.parsedArgs !== undefined ? this.parsedArgs : joined === "" ? undefined : JSON.parse(joined),
+      inputTokens: this.inputTokens,
+      outputTokens: this.outputTokens,
+      finish: normalizeFinish(this.finishReason)
+    }
+  }
+}
+
+/** Each client's own finish-reason spelling, mapped to ours. */
+export const normalizeFinish = (reason: string | undefined): string | undefined => {
+  if (reason === undefined) return undefined
+  const r = reason.replace(/-/g, "_")
+  if (r === "tool_use") return "tool_calls"
+  if (r === "end_turn") return "stop"
+  return r
+}

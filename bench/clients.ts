@@ -1,0 +1,194 @@
+/**
+ * Every client the benchmark runs, behind one shape: `make(base)` gives a `run(acc, signal)` that
+ * streams one response from `base` (the server's root for a scenario) into the accumulator.
+ * Ours comes in each way of consuming a stream; the peers live in bench/peers (their own package).
+ */
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import type { HttpClient } from "@effect/platform/HttpClient"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as Redacted from "effect/Redacted"
+import * as Stream from "effect/Stream"
+import { existsSync } from "node:fs"
+import { fileURLToPath } from "node:url"
+import * as Interop from "../src/interop/Interop.js"
+import * as LanguageModel from "../src/LanguageModel.js"
+import * as Anthropic from "../src/providers/anthropic/index.js"
+import * as OpenAiChat from "../src/providers/openai-chat/index.js"
+import * as OpenAiResponses from "../src/providers/openai-responses/index.js"
+import * as Response from "../src/Response.js"
+import type * as StreamChunk from "../src/StreamChunk.js"
+import type { Acc } from "./acc.js"
+import * as Floors from "./floors.js"
+import type { Family } from "./streams.js"
+
+/** A key of real length, so masking it is part of what is measured. */
+export const key = "sk-bench-0123456789abcdef"
+
+/** One client, made for one server root. */
+export interface Instance {
+  readonly run: (acc: Acc, signal?: AbortSignal) => Promise<void>
+  readonly dispose: () => Promise<void>
+}
+/** A client the benchmark can run. */
+export interface Client {
+  readonly name: string
+  readonly families: ReadonlyArray<Family>
+  readonly make: (base: string, family: Family) => Instance
+}
+
+const apiKey = Redacted.make(key)
+const retry = { times: 0 }
+
+const ourLayer = (base: string, family: Family): Layer.Layer<LanguageModel.LanguageModel, never, HttpClient> => {
+  switch (family) {
+    case "chat":
+      return OpenAiChat.layer({ model: "gpt-4.1-mini", baseUrl: `${base}/v1`, apiKey, retry })
+    case "anthropic":
+      return Anthropic.layer({ model: "claude-sonnet-4-5", baseUrl: base, apiKey, retry })
+    case "responses":
+      return OpenAiResponses.layer({ model: "gpt-4.1-mini", baseUrl: `${base}/v1`, apiKey, retry })
+  }
+}
+
+/** What every per-chunk consumer of ours does with a chunk. */
+const onChunk = (acc: Acc, c: StreamChunk.StreamChunk): void => {
+  switch (c.type) {
+    case "text-delta":
+      acc.text(c.delta)
+      break
+    case "reasoning-delta":
+      acc.reasoning(c.delta)
+      break
+    case "tool-call-delta":
+      acc.args(c.argumentsDelta)
+      break
+    case "usage":
+      acc.usage(c.usage.inputTokens, c.usage.outputTokens)
+      break
+    case "finish":
+      acc.finish(c.reason)
+      break
+    case "error":
+      throw new Error(`${c.error.code}: ${c.error.message}`)
+  }
+}
+
+const fromResponse = (acc: Acc, r: Response.Response): void => {
+  if (r.error !== undefined) throw new Error(`${r.error.code}: ${r.error.message}`)
+  if (r.reasoning !== "") acc.reasoning(r.reasoning)
+  acc.text(r.text)
+  if (r.toolCalls[0] !== undefined) acc.argsParsed(r.toolCalls[0].arguments)
+  acc.usage(r.usage?.inputTokens, r.usage?.outputTokens)
+  acc.finish(r.finishReason)
+}
+
+const withRuntime = (
+  http: Layer.Layer<HttpClient>,
+  run: (
+    runtime: ManagedRuntime.ManagedRuntime<LanguageModel.LanguageModel, never>,
+    acc: Acc,
+    signal?: AbortSignal
+  ) => Promise<void>
+) =>
+(base: string, family: Family): Instance => {
+  const runtime = ManagedRuntime.make(Layer.provide(ourLayer(base, family), http))
+  return { run: (acc, signal) => run(runtime, acc, signal), dispose: () => runtime.dispose() }
+}
+
+const all: ReadonlyArray<Family> = ["chat", "anthropic", "responses"]
+const opts = (signal?: AbortSignal) => (signal ? { signal } : undefined)
+
+export const ours: ReadonlyArray<Client> = [
+  {
+    name: "ours collect",
+    families: all,
+    make: withRuntime(FetchHttpClient.layer, async (runtime, acc, signal) => {
+      fromResponse(acc, await runtime.runPromise(Response.collect(LanguageModel.stream("benchmark")), opts(signal)))
+    })
+  },
+  {
+    // The README's example: Stream.tap on every chunk, then Response.collect, the layers provided per run.
+    name: "ours README (tap+collect)",
+    families: all,
+    make: (base, family) => {
+      const model = ourLayer(base, family)
+      return {
+        run: async (acc, signal) => {
+          const r = await LanguageModel.stream("benchmark").pipe(
+            Stream.tap((c) => Effect.sync(() => onChunk(acc, c))),
+            Response.collect,
+            Effect.provide(model),
+            Effect.provide(FetchHttpClient.layer),
+            (e) => Effect.runPromise(e, opts(signal))
+          )
+          if (r.toolCalls[0] !== undefined) acc.argsParsed(r.toolCalls[0].arguments)
+        },
+        dispose: () => Promise.resolve()
+      }
+    }
+  },
+  {
+    name: "ours runForEach",
+    families: all,
+    make: withRuntime(FetchHttpClient.layer, (runtime, acc, signal) =>
+      runtime.runPromise(
+        Stream.runForEach(LanguageModel.stream("benchmark"), (c) => Effect.sync(() => onChunk(acc, c))),
+        opts(signal)
+      ))
+  },
+  {
+    name: "ours toAsyncIterable",
+    families: all,
+    make: withRuntime(FetchHttpClient.layer, async (runtime, acc) => {
+      for await (const c of Interop.toAsyncIterable(LanguageModel.stream("benchmark"), runtime)) onChunk(acc, c)
+    })
+  },
+  {
+    name: "ours collect, undici",
+    families: all,
+    make: withRuntime(NodeHttpClient.layerUndici, async (runtime, acc, signal) => {
+      fromResponse(acc, await runtime.runPromise(Response.collect(LanguageModel.stream("benchmark")), opts(signal)))
+    })
+  },
+  {
+    name: "ours runForEach, undici",
+    families: all,
+    make: withRuntime(NodeHttpClient.layerUndici, (runtime, acc, signal) =>
+      runtime.runPromise(
+        Stream.runForEach(LanguageModel.stream("benchmark"), (c) => Effect.sync(() => onChunk(acc, c))),
+        opts(signal)
+      ))
+  }
+]
+
+export const floor: Client = {
+  name: "floor",
+  families: all,
+  make: (base, family) => ({
+    run: (acc, signal) =>
+      family === "chat"
+        ? Floors.chat(`${base}/v1`, acc, signal)
+        : family === "anthropic"
+        ? Floors.anthropic(base, acc, signal)
+        : Floors.responses(`${base}/v1`, acc, signal),
+    dispose: () => Promise.resolve()
+  })
+}
+
+/** Where the peers' package lives, and whether it is installed. */
+export const peersDir = fileURLToPath(new URL("./peers/", import.meta.url))
+export const peersInstalled = (): boolean => existsSync(`${peersDir}node_modules/openai/package.json`)
+
+/** The peers (bench/peers/clients.mjs), when installed; plain JS, so the library's typecheck never needs them. */
+export const peers = async (): Promise<ReadonlyArray<Client>> => {
+  if (!peersInstalled()) return []
+  const spec: string = new URL("./peers/clients.mjs", import.meta.url).href
+  const mod = (await import(spec)) as { readonly clients: (key: string) => ReadonlyArray<Client> }
+  return mod.clients(key)
+}
+
+/** Every client, floor first. */
+export const clients = async (): Promise<ReadonlyArray<Client>> => [floor, ...ours, ...(await peers())]

@@ -1,0 +1,120 @@
+/**
+ * The hand-written floors: `fetch` + `TextDecoder` + `indexOf` framing + `JSON.parse`, feeding the
+ * same accumulator as every client. No SSE generality, no error handling: the fastest correct client
+ * for these inputs, to measure everyone's overhead against.
+ */
+import type { Acc } from "./acc.js"
+
+interface ChatJson {
+  readonly usage?: { readonly prompt_tokens: number; readonly completion_tokens: number } | null
+  readonly choices: ReadonlyArray<{
+    readonly finish_reason: string | null
+    readonly delta: {
+      readonly content?: string | null
+      readonly tool_calls?: ReadonlyArray<{ readonly function?: { readonly arguments?: string } }>
+    }
+  }>
+}
+interface AnthropicJson {
+  readonly type: string
+  readonly message: { readonly usage: { readonly input_tokens: number; readonly output_tokens: number } }
+  readonly delta: {
+    readonly type: string
+    readonly text: string
+    readonly thinking: string
+    readonly partial_json: string
+    readonly stop_reason: string | null
+  }
+  readonly usage?: { readonly output_tokens?: number }
+}
+interface ResponsesJson {
+  readonly type: string
+  readonly delta: string
+  readonly response: { readonly usage: { readonly input_tokens: number; readonly output_tokens: number } }
+}
+
+const frames = async (url: string, onData: (data: string) => void, signal?: AbortSignal): Promise<void> => {
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: "{}",
+    ...(signal ? { signal } : {})
+  })
+  const reader = response.body!.getReader()
+  const decoder = new TextDecoder()
+  let buffer = ""
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    buffer += decoder.decode(value, { stream: true })
+    let start = 0
+    let end: number
+    while ((end = buffer.indexOf("\n\n", start)) !== -1) {
+      let at = start
+      if (!buffer.startsWith("data: ", start)) {
+        const i = buffer.indexOf("\ndata: ", start)
+        at = i !== -1 && i < end ? i + 1 : -1
+      }
+      if (at !== -1) onData(buffer.slice(at + 6, end))
+      start = end + 2
+    }
+    buffer = buffer.slice(start)
+  }
+}
+
+/** Chat Completions: `base` ends in `/v1`. */
+export const chat = (base: string, acc: Acc, signal?: AbortSignal): Promise<void> =>
+  frames(`${base}/chat/completions`, (data) => {
+    if (data === "[DONE]") return
+    const c = JSON.parse(data) as ChatJson
+    if (c.usage) acc.usage(c.usage.prompt_tokens, c.usage.completion_tokens)
+    const choice = c.choices[0]
+    if (choice === undefined) return
+    if (choice.finish_reason) acc.finish(choice.finish_reason)
+    const d = choice.delta
+    if (d.content) acc.text(d.content)
+    if (d.tool_calls) { for (const t of d.tool_calls) if (t.function?.arguments) acc.args(t.function.arguments) }
+  }, signal)
+
+/** Anthropic Messages: `base` is the host (the path adds `/v1/messages`). */
+export const anthropic = (base: string, acc: Acc, signal?: AbortSignal): Promise<void> =>
+  frames(`${base}/v1/messages`, (data) => {
+    const e = JSON.parse(data) as AnthropicJson
+    switch (e.type) {
+      case "message_start":
+        acc.usage(e.message.usage.input_tokens, e.message.usage.output_tokens)
+        break
+      case "content_block_delta": {
+        const d = e.delta
+        if (d.type === "text_delta") acc.text(d.text)
+        else if (d.type === "thinking_delta") acc.reasoning(d.thinking)
+        else if (d.type === "input_json_delta") acc.args(d.partial_json)
+        break
+      }
+      case "message_delta":
+        acc.finish(e.delta.stop_reason)
+        acc.usage(undefined, e.usage?.output_tokens)
+        break
+    }
+  }, signal)
+
+/** OpenAI Responses: `base` ends in `/v1`. */
+export const responses = (base: string, acc: Acc, signal?: AbortSignal): Promise<void> => {
+  let calls = false
+  return frames(`${base}/responses`, (data) => {
+    const e = JSON.parse(data) as ResponsesJson
+    switch (e.type) {
+      case "response.output_text.delta":
+        acc.text(e.delta)
+        break
+      case "response.function_call_arguments.delta":
+        calls = true
+        acc.args(e.delta)
+        break
+      case "response.completed":
+        acc.usage(e.response.usage.input_tokens, e.response.usage.output_tokens)
+        acc.finish(calls ? "tool_calls" : "stop")
+        break
+    }
+  }, signal)
+}

@@ -1,0 +1,185 @@
+/**
+ * One measurement in a process of its own (spawned by bench/main.ts): the job is JSON in argv[2],
+ * the result one `RESULT {json}` line on stdout. Modes:
+ * - `seq`: the clients take turns (order rotated each round) on one scenario, after `warmup`
+ *   rounds; per request its total time, time to first content and CPU time. With warmup 0 and one
+ *   client in a fresh process, these are the cold figures.
+ * - `concurrent`: `n` streams of one client at once, `reps` times (after one warm-up batch).
+ * - `hold`: `n` streams that received their first event and wait (heap per open stream), then the
+ *   server cuts them all (time until every client has seen the error).
+ * - `pass`: one stream of `bytes` drained without collecting (peak RSS growth).
+ * Every run's result is checked against what the stream must decode to.
+ */
+import { deepStrictEqual, strictEqual } from "node:assert"
+import { Acc, type Summary } from "./acc.js"
+import * as Clients from "./clients.js"
+import * as Streams from "./streams.js"
+
+export interface Job {
+  readonly mode: "seq" | "concurrent" | "hold" | "pass"
+  readonly server: string
+  readonly clients: ReadonlyArray<string>
+  readonly scenario?: string
+  readonly warmup?: number
+  readonly runs?: number
+  readonly n?: number
+  readonly reps?: number
+  readonly bytes?: number
+}
+
+export interface Sample {
+  readonly total: number
+  readonly first: number
+  readonly cpu: number
+}
+
+const job = JSON.parse(process.argv[2]!) as Job
+const gc = (): void => (globalThis as { gc?: () => void }).gc?.()
+const mb = (): number => process.memoryUsage().rss
+
+const check = (name: string, got: Summary, want: Streams.Expected): void => {
+  try {
+    strictEqual(got.text, want.text)
+    strictEqual(got.reasoning, want.reasoning)
+    deepStrictEqual(got.toolArguments, want.toolArguments)
+    deepStrictEqual([got.inputTokens, got.outputTokens], [want.inputTokens, want.outputTokens])
+    strictEqual(got.finish, want.finish)
+  } catch (e) {
+    throw new Error(`${name} decoded the wrong result: ${e instanceof Error ? e.message.slice(0, 600) : String(e)}`)
+  }
+}
+
+const main = async (): Promise<unknown> => {
+  // Load the peers only when this job runs one: their modules would weigh on this process's memory.
+  const local = [Clients.floor, ...Clients.ours]
+  const all = job.clients.every((n) => local.some((c) => c.name === n)) ? local : await Clients.clients()
+  const chosen = job.clients.map((name) => {
+    const c = all.find((x) => x.name === name)
+    if (c === undefined) throw new Error(`no client ${name}`)
+    return c
+  })
+  const rssStart = mb()
+
+  if (job.mode === "seq") {
+    const s = Streams.scenario(job.scenario!)
+    const built = s.build()
+    const base = `${job.server}/s/${s.name}`
+    const instances = chosen.filter((c) => c.families.includes(s.family)).map((c) => ({ c, i: c.make(base, s.family) }))
+    const samples: Record<string, Array<Sample>> = {}
+    for (const { c } of instances) samples[c.name] = []
+    const once = async (c: Clients.Client, i: Clients.Instance): Promise<Sample> => {
+      const acc = new Acc()
+      const cpu0 = process.cpuUsage()
+      const t0 = performance.now()
+      await i.run(acc)
+      const total = performance.now() - t0
+      const cpu = process.cpuUsage(cpu0)
+      check(c.name, acc.summary(), built.expected)
+      return { total, first: acc.firstAt - t0, cpu: (cpu.user + cpu.system) / 1000 }
+    }
+    const rounds = (job.warmup ?? 0) + (job.runs ?? 10)
+    for (let r = 0; r < rounds; r++) {
+      const order = instances.map((_, k) => instances[(k + r) % instances.length]!)
+      for (const { c, i } of order) {
+        const sample = await once(c, i)
+        if (r >= (job.warmup ?? 0)) samples[c.name]!.push(sample)
+      }
+    }
+    for (const { i } of instances) await i.dispose()
+    return { samples, events: built.events, bytes: built.body.length, peakRss: process.resourceUsage().maxRSS * 1024 }
+  }
+
+  const c = chosen[0]!
+  if (job.mode === "concurrent") {
+    const s = Streams.scenario("concurrent")
+    const built = s.build()
+    const inst = c.make(`${job.server}/s/${s.name}`, s.family)
+    const batch = async (): Promise<{ wall: number; totals: Array<number> }> => {
+      const t0 = performance.now()
+      const totals = await Promise.all(Array.from({ length: job.n! }, async () => {
+        const acc = new Acc()
+        const t = performance.now()
+        await inst.run(acc)
+        check(c.name, acc.summary(), built.expected)
+        return performance.now() - t
+      }))
+      return { wall: performance.now() - t0, totals }
+    }
+    await batch()
+    const out: Array<{ wall: number; totals: Array<number> }> = []
+    for (let r = 0; r < (job.reps ?? 3); r++) out.push(await batch())
+    await inst.dispose()
+    return { batches: out, peakRss: process.resourceUsage().maxRSS * 1024, rssStart }
+  }
+
+  if (job.mode === "hold") {
+    const inst = c.make(`${job.server}/hold`, "chat")
+    // One warm request first, so lazily built runtimes and modules are not counted per stream.
+    const warm = c.make(`${job.server}/s/small`, "chat")
+    await warm.run(new Acc())
+    gc()
+    gc()
+    const heap0 = process.memoryUsage().heapUsed
+    const rss0 = mb()
+    const accs = Array.from({ length: job.n! }, () => new Acc())
+    const settled: Array<number> = []
+    const runs = accs.map((acc) =>
+      inst.run(acc).then(() => "ended", (e: unknown) => String(e)).then((how) => {
+        settled.push(performance.now())
+        return how
+      })
+    )
+    while (accs.some((a) => a.firstAt === 0)) {
+      if (settled.length > 0) throw new Error(`${c.name}: a held stream ended before its first event`)
+      await new Promise((r) => setTimeout(r, 10))
+    }
+    gc()
+    gc()
+    const heapPerStream = (process.memoryUsage().heapUsed - heap0) / job.n!
+    const rssPerStream = (mb() - rss0) / job.n!
+    const t0 = performance.now()
+    await fetch(`${job.server}/drop`, { method: "POST", body: "{}" }).then((r) => r.text())
+    const hows = await Promise.all(runs)
+    const latencies = settled.map((t) => t - t0).sort((a, b) => a - b)
+    await inst.dispose()
+    await warm.dispose()
+    return {
+      heapPerStream,
+      rssPerStream,
+      errorLatencyMedian: latencies[Math.floor(latencies.length / 2)],
+      errorLatencyMax: latencies[latencies.length - 1],
+      failed: hows.filter((h) => h !== "ended").length
+    }
+  }
+
+  // pass
+  const inst = c.make(`${job.server}/pass/${job.bytes!}`, "chat")
+  const warm = c.make(`${job.server}/s/small`, "chat")
+  await warm.run(new Acc())
+  gc()
+  const rss0 = mb()
+  const acc = new Acc(false)
+  const t0 = performance.now()
+  await inst.run(acc)
+  const ms = performance.now() - t0
+  const pass = Streams.passBlock()
+  const blocks = Math.ceil(job.bytes! / Buffer.byteLength(pass.block))
+  strictEqual(acc.summary().textLength, blocks * pass.textPerBlock + 0)
+  return { ms, peakGrowth: process.resourceUsage().maxRSS * 1024 - rss0 }
+}
+
+main().then(
+  (result) => {
+    process.stdout.write(`RESULT ${JSON.stringify(result)}\n`)
+    // Peers may hold keep-alive sockets open.
+    process.exit(0)
+  },
+  (e: unknown) => {
+    process.stderr.write(
+      `worker failed (${job.mode} ${job.clients.join(",")} ${job.scenario ?? ""}): ${
+        e instanceof Error ? e.stack ?? e.message : String(e)
+      }\n`
+    )
+    process.exit(1)
+  }
+)
