@@ -1,5 +1,6 @@
 /**
- * Test support shipped to users: scripted models, recorded-stream replay, a loopback replay server.
+ * Test support shipped to users: scripted models, recorded-stream replay, a loopback replay server,
+ * fault injection (`Chaos`).
  *
  * @example
  * ```ts

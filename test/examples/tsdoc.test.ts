@@ -61,7 +61,14 @@ describe("documentation examples", () => {
     const blocks = markdownBlocks(readme).map((b) => b.trim())
     const bodyOf = (file: string): string =>
       readFileSync(path.join(root, file), "utf8").replace(/^(\/\/.*\n)+/, "").trim()
-    for (const file of ["examples/readme.ts", "examples/requests.ts", "test/examples/testing-your-program.test.ts"]) {
+    for (
+      const file of [
+        "examples/readme.ts",
+        "examples/requests.ts",
+        "test/examples/testing-your-program.test.ts",
+        "test/examples/chaos.test.ts"
+      ]
+    ) {
       expect(blocks, file).toContain(bodyOf(file))
     }
     const seeds = markdownBlocks(readFileSync(path.join(root, "docs", "seeds.md"), "utf8")).map((b) => b.trim())
