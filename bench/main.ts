@@ -17,8 +17,8 @@ import * as Streams from "./streams.js"
 import type { Job, Sample } from "./worker.js"
 
 const quick = process.env.BENCH_QUICK === "1"
-const warmup = Number(process.env.BENCH_WARMUP ?? (quick ? 3 : 20))
-const runs = Number(process.env.BENCH_RUNS ?? (quick ? 8 : 40))
+const warmup = Number(process.env.BENCH_WARMUP ?? (quick ? 3 : 15))
+const runs = Number(process.env.BENCH_RUNS ?? (quick ? 8 : 30))
 const coldRuns = 10
 const passBytes = Number(process.env.BENCH_PASS_BYTES ?? (quick ? 20e6 : 200e6))
 const started = performance.now()
