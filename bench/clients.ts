@@ -110,8 +110,29 @@ export const ours: ReadonlyArray<Client> = [
     })
   },
   {
-    // The README's example: Stream.tap on every chunk, then Response.collect, the layers provided per run.
-    name: "ours README (tap+collect)",
+    // The README's example: Response.collectWith (a plain function on every chunk, then the Response),
+    // the layers provided per run.
+    name: "ours README (collectWith)",
+    families: all,
+    make: (base, family) => {
+      const model = ourLayer(base, family)
+      return {
+        run: async (acc, signal) => {
+          const r = await LanguageModel.stream("benchmark").pipe(
+            Response.collectWith((c) => onChunk(acc, c)),
+            Effect.provide(model),
+            Effect.provide(FetchHttpClient.layer),
+            (e) => Effect.runPromise(e, opts(signal))
+          )
+          if (r.toolCalls[0] !== undefined) acc.argsParsed(r.toolCalls[0].arguments)
+        },
+        dispose: () => Promise.resolve()
+      }
+    }
+  },
+  {
+    // An Effect per chunk: Stream.tap, then Response.collect, the layers provided per run.
+    name: "ours tap+collect",
     families: all,
     make: (base, family) => {
       const model = ourLayer(base, family)

@@ -78,7 +78,7 @@ interface SeqResult {
 }
 
 /** Collect-style consumers have no per-chunk hook: their first chunk is their last. */
-const noFirst = (name: string): boolean => name.includes("collect") && !name.includes("README")
+const noFirst = (name: string): boolean => name.includes("collect") && !name.includes("README") && !name.includes("tap")
 
 // --- the plan -------------------------------------------------------------------------------------
 
@@ -93,7 +93,7 @@ const main = async (): Promise<void> => {
     !name.startsWith("ours") || name === "ours collect" || name === "ours runForEach"
   const coldSet = (name: string): boolean =>
     quick ? ["floor", "ours runForEach"].includes(name) : lean(name) ||
-      name === "ours README (tap+collect)"
+      name === "ours README (collectWith)"
 
   const server = await Server.start()
   const out: Array<string> = []

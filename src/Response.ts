@@ -249,11 +249,40 @@ export const sink: Sink.Sink<Response, StreamChunk.StreamChunk> = Sink.unwrap(
  * @category sinks
  */
 export const collect = <E, R>(stream: Stream.Stream<StreamChunk.StreamChunk, E, R>): Effect.Effect<Response, E, R> =>
+  pullAll(stream, undefined)
+
+/**
+ * Like {@link collect}, calling `onChunk` on every chunk, in order, as each network read's chunks
+ * arrive — the cheapest way to show an answer live and keep the whole `Response`:
+ * `LanguageModel.stream(request).pipe(Response.collectWith((chunk) => …))`. `onChunk` runs
+ * synchronously, before the next read is pulled; it must not throw (an exception is a defect). To
+ * run an Effect per chunk, use `Stream.tap` before {@link collect} (an Effect per chunk costs more).
+ *
+ * @since 0.1.0
+ * @category sinks
+ */
+export const collectWith =
+  (onChunk: (chunk: StreamChunk.StreamChunk) => void) =>
+  <E, R>(stream: Stream.Stream<StreamChunk.StreamChunk, E, R>): Effect.Effect<Response, E, R> =>
+    pullAll(stream, onChunk)
+
+/** Pulls the stream's chunks in the caller's fiber into a builder, handing each to `onChunk` first. */
+const pullAll = <E, R>(
+  stream: Stream.Stream<StreamChunk.StreamChunk, E, R>,
+  onChunk: ((chunk: StreamChunk.StreamChunk) => void) | undefined
+): Effect.Effect<Response, E, R> =>
   Effect.scoped(Effect.flatMap(Channel.toPull(Stream.toChannel(stream)), (pull) => {
     const builder = new Builder()
     const loop: Effect.Effect<Response, E, R> = Effect.flatMap(pull, (next) => {
       if (Either.isLeft(next)) return Effect.map(Pricing.Prices, (prices) => builder.done(prices))
-      for (const c of next.right) builder.add(c)
+      if (onChunk === undefined) {
+        for (const c of next.right) builder.add(c)
+      } else {
+        for (const c of next.right) {
+          onChunk(c)
+          builder.add(c)
+        }
+      }
       return loop
     })
     return loop

@@ -111,6 +111,19 @@ describe("Response", () => {
         })
     }))
 
+  it.effect("collectWith hands every chunk to its callback, in order, and gives collect's Response", () =>
+    Effect.gen(function*() {
+      for (const size of [1, 3, 100]) {
+        const seen: Array<StreamChunk.StreamChunk> = []
+        const response = yield* Stream.fromIterable(fullSequence).pipe(
+          Stream.rechunk(size),
+          Response.collectWith((chunk) => seen.push(chunk))
+        )
+        expect(seen).toStrictEqual(fullSequence)
+        expect(response).toStrictEqual(expectedFull)
+      }
+    }))
+
   it("keeps the partial content of a stream that ended in an error, plus the error", () => {
     const info = LlmError.info({ code: "network", message: "connection reset", provider: "openai" })
     const chunks = [
