@@ -17,7 +17,7 @@
  *   exactly it; a name that is not among the tools is refused before any request.
  * - `topP` → `p`, `stop` → `stop_sequences`, `responseFormat` json / json_schema →
  *   `response_format: {type: "json_object", json_schema?}`, `reasoning` → `thinking: {type:
- *   "enabled", token_budget?}` (Cohere has no effort levels: any effort turns thinking on), a tool
+ *   "enabled", token_budget?}` (Cohere has no effort levels, so every effort turns thinking on), a tool
  *   marked `strict` → `strict_tools: true` (Cohere's switch is for all tools at once).
  * - `providerOptions` is merged last into the body (`documents`, `k`, `seed`, `safety_mode`,
  *   `citation_options` …), so any field passes through unchanged.
