@@ -198,7 +198,7 @@ const observe = (seen: Seen, chunk: Chunk.Chunk<StreamChunk.StreamChunk>, now: (
 export const instrument =
   (provider: string, model: string, request?: ChatRequest.ChatRequest | undefined) =>
   <E, R>(self: Stream.Stream<StreamChunk.StreamChunk, E, R>): Stream.Stream<StreamChunk.StreamChunk, E, R> =>
-    Unwrap.unwrapScoped(
+    Unwrap.unwrap(
       Effect.gen(function*() {
         const clock = yield* Effect.clock
         const prices = yield* Pricing.Prices
@@ -222,7 +222,8 @@ export const instrument =
           firstChunkNanos: undefined
         }
         const now = () => clock.unsafeCurrentTimeNanos()
-        yield* Effect.addFinalizer(() => {
+        // Run when the stream ends, however it ends (a finalizer on the channel: no scope to open and close).
+        const finish = Effect.suspend(() => {
           const ended = clock.unsafeCurrentTimeNanos()
           const usage = finalUsage(seen)
           if (seen.responseId !== undefined) span.attribute("gen_ai.response.id", seen.responseId)
@@ -256,10 +257,11 @@ export const instrument =
           span.end(ended, seen.error === undefined ? Exit.void : Exit.fail(LlmError.fromInfo(seen.error)))
           return record(provider, model, usage, seen.error, ttfcMs, Number(ended - started) / 1e6)
         })
-        return Stream.mapChunks(self, (chunk) => {
+        const observed = Stream.mapChunks(self, (chunk) => {
           observe(seen, chunk, now)
           return chunk
-        }).pipe(Stream.provideService(Tracer.ParentSpan, span))
+        })
+        return Stream.ensuring(Unwrap.provideService(observed, Tracer.ParentSpan, span), finish)
       })
     )
 
@@ -354,7 +356,9 @@ export const debug = <E, R>(
         return Chunk.appendAll(out, chunk)
       }
     )
-    return Stream.concat(items, Stream.suspend(() => Stream.fromChunk(take()))).pipe(
-      Stream.provideService(Raw.RawObserver, observer)
+    return Unwrap.provideService(
+      Stream.concat(items, Stream.suspend(() => Stream.fromChunk(take()))),
+      Raw.RawObserver,
+      observer
     )
   })
