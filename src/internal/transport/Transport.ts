@@ -653,6 +653,26 @@ const toStream = ({ held, rest }: Started): Stream.Stream<StreamChunk.StreamChun
   rest === undefined ? Stream.fromIterable(held) : HandoffModule.toStream(Chunk.fromIterable(held), rest)
 
 /**
+ * The masker of the last request made with a provider's `secrets` list (a provider builds that list
+ * once): building one (its patterns and windows) cost about 50 µs, paid again on every request
+ * though the credentials rarely change. Kept per list, so it goes when the provider does.
+ */
+const maskers = new WeakMap<ReadonlyArray<string>, { readonly key: string; readonly mask: Redact.Masker | undefined }>()
+
+const maskerOf = (
+  list: ReadonlyArray<string> | undefined,
+  secrets: ReadonlyArray<string>
+): Redact.Masker | undefined => {
+  if (list === undefined) return Redact.make(secrets)
+  const key = secrets.join("\u0000")
+  const known = maskers.get(list)
+  if (known !== undefined && known.key === key) return known.mask
+  const mask = Redact.make(secrets)
+  maskers.set(list, { key, mask })
+  return mask
+}
+
+/**
  * Streams one response with the given client: retried (per {@link Retry.policy}) only while no
  * content chunk has been emitted, with the header, idle and total timeouts applied. Failures arrive
  * as the stream's error; `StreamChunk.ensureTerminal` (applied by `LanguageModel.make`) turns them
@@ -664,7 +684,7 @@ export const streamWith = <Ev>(
   req: Request<Ev>
 ): Stream.Stream<StreamChunk.StreamChunk, LlmError.LlmError> => {
   const secrets = [...(req.secrets ?? []), ...Http.secretsOf(req.headers)]
-  const mask = Redact.make(secrets)
+  const mask = maskerOf(req.secrets, secrets)
   const limit = Duration.decode(req.timeouts?.total ?? defaultTotalTimeout)
   const stream = Unwrap.unwrapScoped(
     Effect.flatMap(Effect.zip(Effect.clock, Raw.RawObserver), ([clock, observer]) => {
