@@ -38,3 +38,11 @@ export const parseObject = <T>(data: string): Unchecked<T> | undefined => {
   }
   return isObject<T>(parsed) ? parsed : undefined
 }
+
+/**
+ * A finished call's arguments as the object a provider's request wants back (`input`, `args`,
+ * `arguments`): the decoded arguments when they are an object, else `{ raw }` holding the text as it
+ * came, so nothing the model wrote is lost on the way back.
+ */
+export const argumentsObject = (call: { readonly arguments: unknown; readonly rawArguments: string }): unknown =>
+  isObject(call.arguments) ? call.arguments : { raw: call.rawArguments }

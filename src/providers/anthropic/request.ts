@@ -18,6 +18,7 @@
 import * as Either from "effect/Either"
 import type * as ChatRequest from "../../ChatRequest.js"
 import * as Bytes from "../../internal/kit/Bytes.js"
+import * as Guards from "../../internal/kit/guards.js"
 
 type Json = Record<string, unknown>
 
@@ -182,14 +183,10 @@ const assistant = (m: ChatRequest.AssistantMessage, provider: string): Array<Jso
   }
   if (m.content !== "") blocks.push({ type: "text", text: m.content })
   for (const call of m.toolCalls ?? []) {
-    blocks.push({ type: "tool_use", id: call.id, name: call.name, input: toolInput(call.arguments, call.rawArguments) })
+    blocks.push({ type: "tool_use", id: call.id, name: call.name, input: Guards.argumentsObject(call) })
   }
   return blocks
 }
-
-/** `input` must be an object: arguments that are not one go back as `{ raw }`. */
-const toolInput = (args: unknown, rawArguments: string): unknown =>
-  typeof args === "object" && args !== null && !Array.isArray(args) ? args : { raw: rawArguments }
 
 const userPart = (part: ChatRequest.UserPart): Json => {
   switch (part.type) {

@@ -46,6 +46,7 @@
 import * as Either from "effect/Either"
 import type * as ChatRequest from "../../ChatRequest.js"
 import * as Bytes from "../../internal/kit/Bytes.js"
+import * as Guards from "../../internal/kit/guards.js"
 import * as Events from "./events.js"
 
 type Json = Record<string, unknown>
@@ -158,7 +159,7 @@ const assistant = (m: ChatRequest.AssistantMessage, provider: string): Array<Jso
   if (m.content !== "") blocks.push({ text: m.content })
   for (const call of m.toolCalls ?? []) {
     blocks.push({
-      toolUse: { toolUseId: toolUseId(call.id), name: call.name, input: toolInput(call.arguments, call.rawArguments) }
+      toolUse: { toolUseId: toolUseId(call.id), name: call.name, input: Guards.argumentsObject(call) }
     })
   }
   return blocks
@@ -166,10 +167,6 @@ const assistant = (m: ChatRequest.AssistantMessage, provider: string): Array<Jso
 
 /** A tool call id fitted to Bedrock's pattern: `[a-zA-Z0-9_-]{1,64}`. */
 const toolUseId = (id: string): string => id.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 64) || "call"
-
-/** `input` must be an object: arguments that are not one go back as `{ raw }`. */
-const toolInput = (args: unknown, rawArguments: string): unknown =>
-  typeof args === "object" && args !== null && !Array.isArray(args) ? args : { raw: rawArguments }
 
 const imageFormats: ReadonlySet<string> = new Set(["png", "jpeg", "gif", "webp"])
 const documentFormats: ReadonlyMap<string, string> = new Map([

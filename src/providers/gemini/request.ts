@@ -31,6 +31,7 @@
 import * as Either from "effect/Either"
 import type * as ChatRequest from "../../ChatRequest.js"
 import * as Bytes from "../../internal/kit/Bytes.js"
+import * as Guards from "../../internal/kit/guards.js"
 
 type Json = Record<string, unknown>
 
@@ -149,15 +150,12 @@ const assistant = (m: ChatRequest.AssistantMessage, provider: string): Array<Jso
     parts.push(textSignature === undefined ? { text: m.content } : { text: m.content, thoughtSignature: textSignature })
   }
   for (const call of m.toolCalls ?? []) {
-    const part: Json = { functionCall: { name: call.name, args: callArgs(call.arguments, call.rawArguments) } }
+    const part: Json = { functionCall: { name: call.name, args: Guards.argumentsObject(call) } }
     if (call.signature !== undefined) part.thoughtSignature = call.signature
     parts.push(part)
   }
   return parts
 }
-
-/** `args` must be an object: arguments that are not one go back as `{ raw }`. */
-const callArgs = (args: unknown, rawArguments: string): unknown => isJson(args) ? args : { raw: rawArguments }
 
 /** A tool result as the `response` object Gemini requires. */
 const toolResponse = (m: typeof ChatRequest.ToolMessage.Type): Json => {

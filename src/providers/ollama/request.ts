@@ -24,6 +24,7 @@
 import * as Either from "effect/Either"
 import type * as ChatRequest from "../../ChatRequest.js"
 import * as Bytes from "../../internal/kit/Bytes.js"
+import * as Guards from "../../internal/kit/guards.js"
 
 type Json = Record<string, unknown>
 
@@ -148,7 +149,7 @@ const assistant = (m: ChatRequest.AssistantMessage): Json => {
   const calls = m.toolCalls ?? []
   if (calls.length > 0) {
     out.tool_calls = calls.map((call) => ({
-      function: { name: call.name, arguments: isRecord(call.arguments) ? call.arguments : { raw: call.rawArguments } }
+      function: { name: call.name, arguments: Guards.argumentsObject(call) }
     }))
   }
   return out
