@@ -28,7 +28,14 @@ const main = async (): Promise<void> => {
   const server = await Server.start()
   const dir = mkdtempSync(join(tmpdir(), "bench-prof-"))
   const worker = fileURLToPath(new URL("./worker.ts", import.meta.url))
-  const job = { mode: "seq", server: server.url, scenario, clients: [client], warmup: 20, runs: 100 }
+  const job = {
+    mode: "seq",
+    server: server.url,
+    scenario,
+    clients: [client],
+    warmup: Number(process.env.PROF_WARMUP ?? 20),
+    runs: Number(process.env.PROF_RUNS ?? 100)
+  }
   // Spawned asynchronously: the server answers from this process's event loop.
   const status = await new Promise<number | null>((resolve) =>
     spawn(

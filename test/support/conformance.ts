@@ -100,7 +100,7 @@ const run = <Ev>(suite: Suite<Ev>, replies: Replay.Replies, retryOptions = noRet
  * No terminal chunk is added here (`ensureTerminal` would add `truncated`; the caller accounts for it).
  */
 const decodePure = <Ev>(suite: Suite<Ev>, bytes: Uint8Array, cut = bytes.length): Array<StreamChunk.StreamChunk> => {
-  const framer = suite.wire.framer(undefined, [])
+  const framer = suite.wire.framer(undefined, undefined)
   const decoder = suite.decoder(suite.provider)
   const out: Array<StreamChunk.StreamChunk> = []
   const feed = (events: ReadonlyArray<Ev>): boolean => {

@@ -28,6 +28,8 @@ export interface Hostile {
   readonly open: () => number
   /** Responses whose connection closed before the handler ended them. */
   readonly aborted: () => number
+  /** TCP connections accepted so far (fewer than requests when connections are reused). */
+  readonly connections: () => number
 }
 
 /** Starts a server for the life of the scope. */
@@ -38,6 +40,7 @@ export const make = (handler: Handler): Effect.Effect<Hostile, never, Scope.Scop
         const requests: Array<Received> = []
         let open = 0
         let aborted = 0
+        let connections = 0
         const server = http.createServer((req, res) => {
           const parts: Array<Buffer> = []
           req.on("data", (b: Buffer) => parts.push(b))
@@ -58,9 +61,17 @@ export const make = (handler: Handler): Effect.Effect<Hostile, never, Scope.Scop
             handler(received, res, n)
           })
         })
+        server.on("connection", () => connections++)
         server.listen(0, "127.0.0.1", () => {
           const { port } = server.address() as AddressInfo
-          resolve({ url: `http://127.0.0.1:${port}`, requests, open: () => open, aborted: () => aborted, server })
+          resolve({
+            url: `http://127.0.0.1:${port}`,
+            requests,
+            open: () => open,
+            aborted: () => aborted,
+            connections: () => connections,
+            server
+          })
         })
       })
     ),

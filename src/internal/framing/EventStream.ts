@@ -44,6 +44,8 @@ export interface FramerOptions {
   readonly maxEventBytes?: number | undefined
   /** Credentials masked by value in the payload text and the header values, before any decoder reads them. */
   readonly secrets?: ReadonlyArray<string> | undefined
+  /** The masker of those credentials, when the caller has one already; wins over `secrets`. */
+  readonly mask?: Redact.Masker | undefined
 }
 
 /** The prelude: total length, headers length, prelude CRC (4 bytes each). */
@@ -91,7 +93,7 @@ export class Framer {
 
   constructor(options?: FramerOptions) {
     this.maxEventBytes = options?.maxEventBytes ?? defaultMaxEventBytes
-    this.mask = options?.secrets === undefined ? undefined : Redact.make(options.secrets)
+    this.mask = options?.mask ?? (options?.secrets === undefined ? undefined : Redact.make(options.secrets))
   }
 
   /** Set once the body broke the framing; from then on nothing more is framed. */

@@ -24,6 +24,8 @@ export interface FramerOptions {
    * server that echoes the key back never gets it into an event.
    */
   readonly secrets?: ReadonlyArray<string> | undefined
+  /** The masker of those credentials, when the caller has one already (building one costs ~50 µs); wins over `secrets`. */
+  readonly mask?: Redact.Masker | undefined
 }
 
 /** What one held line costs beyond its characters (its slot, its string header), counted against the cap. */
@@ -61,7 +63,7 @@ export abstract class TextFraming<Out> {
   /** @param unit what one event is called in the overflow message ("An SSE event"). */
   constructor(options: FramerOptions | undefined, private readonly unit: string) {
     this.maxEventBytes = options?.maxEventBytes ?? defaultMaxEventBytes
-    this.mask = options?.secrets === undefined ? undefined : Redact.make(options.secrets)?.stream
+    this.mask = (options?.mask ?? (options?.secrets === undefined ? undefined : Redact.make(options.secrets)))?.stream
   }
 
   /** Set once an event grew past the cap (code `protocol`); from then on nothing more is decoded. */

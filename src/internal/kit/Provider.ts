@@ -24,6 +24,7 @@ import type { ChunkDecoder } from "../ChunkDecoder.js"
 import * as EventStream from "../framing/EventStream.js"
 import * as Ndjson from "../framing/Ndjson.js"
 import * as Sse from "../framing/Sse.js"
+import type * as Redact from "../redact.js"
 import type * as Raw from "../telemetry/raw.js"
 import * as Http from "../transport/Http.js"
 import * as Transport from "../transport/Transport.js"
@@ -32,8 +33,8 @@ import type * as Hosts from "./Hosts.js"
 
 /** How a body is framed: a framer per attempt, how the transport recognizes the stream, the `accept` header. */
 export interface Wire<Ev> {
-  /** A fresh framer masking `secrets`, capping one event at `maxEventBytes` (default 16 MiB). */
-  readonly framer: (maxEventBytes: number | undefined, secrets: ReadonlyArray<string>) => Transport.Framer<Ev>
+  /** A fresh framer masking with `mask` (the credentials), capping one event at `maxEventBytes` (default 16 MiB). */
+  readonly framer: (maxEventBytes: number | undefined, mask: Redact.Masker | undefined) => Transport.Framer<Ev>
   readonly streamType: Transport.StreamType
   readonly accept: string
   /** What an event reads as for the `debug` option (see `Telemetry.RawEvent`). */
@@ -42,7 +43,7 @@ export interface Wire<Ev> {
 
 /** Server-sent events (`Sse.Event`s). */
 export const sse: Wire<Sse.Event> = {
-  framer: (maxEventBytes, secrets) => new Sse.Framer({ maxEventBytes, secrets }),
+  framer: (maxEventBytes, mask) => new Sse.Framer({ maxEventBytes, mask }),
   streamType: Transport.sse,
   accept: "text/event-stream",
   raw: (event) => ({ name: event.event, data: event.error === undefined ? event.data : event.error })
@@ -50,7 +51,7 @@ export const sse: Wire<Sse.Event> = {
 
 /** Newline-delimited JSON (one line of text per event). */
 export const ndjson: Wire<string> = {
-  framer: (maxEventBytes, secrets) => new Ndjson.Framer({ maxEventBytes, secrets }),
+  framer: (maxEventBytes, mask) => new Ndjson.Framer({ maxEventBytes, mask }),
   streamType: Transport.ndjson,
   accept: "application/x-ndjson",
   raw: (line) => ({ name: undefined, data: line })
@@ -58,7 +59,7 @@ export const ndjson: Wire<string> = {
 
 /** AWS event-stream binary messages (`EventStream.Frame`s, Amazon Bedrock). */
 export const eventStream: Wire<EventStream.Frame> = {
-  framer: (maxEventBytes, secrets) => new EventStream.Framer({ maxEventBytes, secrets }),
+  framer: (maxEventBytes, mask) => new EventStream.Framer({ maxEventBytes, mask }),
   streamType: Transport.eventStream,
   accept: "application/vnd.amazon.eventstream",
   raw: (frame) => ({
@@ -139,7 +140,7 @@ export const make = <Ev>(spec: Spec<Ev>): Effect.Effect<LanguageModel.Service, n
     const secrets = [...(key === undefined ? [] : [key]), ...(spec.secrets ?? [])]
     const errorFromResponse: Transport.Request<Ev>["errorFromResponse"] = (status, body, extras) =>
       spec.errors(status, ErrorBody.parse(body), provider, extras)
-    const framer = (masked: ReadonlyArray<string>) => spec.wire.framer(options.maxEventBytes, masked)
+    const framer = (mask: Redact.Masker | undefined) => spec.wire.framer(options.maxEventBytes, mask)
     const decoder = () => spec.decoder(provider)
     return LanguageModel.make({
       provider,

@@ -11,7 +11,6 @@
  * @since 0.1.0
  */
 import * as Cause from "effect/Cause"
-import * as Channel from "effect/Channel"
 import * as Chunk from "effect/Chunk"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
@@ -108,8 +107,11 @@ export interface Request<Ev> {
    * added on their own.
    */
   readonly secrets?: ReadonlyArray<string> | undefined
-  /** A fresh framer per attempt, masking `secrets` in the text it frames. */
-  readonly framer: (secrets: ReadonlyArray<string>) => Framer<Ev>
+  /**
+   * A fresh framer per attempt, masking the credentials in the text it frames with `mask` (built
+   * once per provider from `secrets` and the key headers).
+   */
+  readonly framer: (mask: Redact.Masker | undefined) => Framer<Ev>
   /** A fresh decoder per attempt. */
   readonly decoder: () => ChunkDecoder.ChunkDecoder<Ev>
   /**
@@ -222,11 +224,10 @@ const rawEventsOf = new WeakMap<Chunk.Chunk<StreamChunk.StreamChunk>, ReadonlyAr
 /** Frames and decodes a body one network read at a time (no Effect per event). */
 const bodyDecoder = <Ev>(
   req: Request<Ev>,
-  secrets: ReadonlyArray<string>,
   mask: Redact.Masker | undefined,
   attempt: number
 ) => {
-  const framer = req.framer(secrets)
+  const framer = req.framer(mask)
   const decoder = req.decoder()
   const taint = { reasoning: false }
   const raw = req.raw
@@ -287,8 +288,8 @@ const bodyDecoder = <Ev>(
   }
 }
 
-/** Takes the body's next reads: `undefined` once it ended. */
-type Pull = Effect.Effect<Chunk.Chunk<Uint8Array> | undefined, LlmError.LlmError>
+/** Takes the body's next read: `undefined` once it ended. */
+type Pull = Effect.Effect<Uint8Array | undefined, LlmError.LlmError>
 
 /** A body read whole but bounded: its text (at most {@link maxDocumentBytes}, masked) and whether it was cut. */
 interface Document {
@@ -315,10 +316,8 @@ const readDocument = (
       const next = yield* Effect.either(pull)
       handoff.touch()
       if (Either.isLeft(next) || next.right === undefined) break
-      for (const b of next.right) {
-        held.push(b)
-        size += b.length
-      }
+      held.push(next.right)
+      size += next.right.length
     }
     const bytes = new Uint8Array(Math.min(size, maxDocumentBytes))
     let at = 0
@@ -495,7 +494,6 @@ const maskHeaders = (headers: Readonly<Record<string, string>>, mask: Redact.Mas
  */
 const produce = <Ev>(
   req: Request<Ev>,
-  secrets: ReadonlyArray<string>,
   mask: Redact.Masker | undefined,
   handoff: Handoff,
   attempt: number
@@ -511,8 +509,8 @@ const produce = <Ev>(
     })
     handoff.startIdle()
     const headers = maskHeaders(response.headers, mask)
-    const toPull = yield* Channel.toPull(Stream.toChannel(response.body))
-    const pull: Pull = Effect.map(toPull, (next) => (Either.isRight(next) ? next.right : undefined))
+    const body = yield* response.open
+    const pull: Pull = body.read
     if (response.status < 200 || response.status >= 300) {
       return yield* statusError(req, response.status, headers, yield* readDocument(pull, handoff, [], false, mask))
     }
@@ -528,10 +526,8 @@ const produce = <Ev>(
         handoff.touch()
         if (next === undefined) ended = true
         else {
-          for (const b of next) {
-            held.push(b)
-            size += b.length
-          }
+          held.push(next)
+          size += next.length
           first = req.streamType.binary === true ? firstRaw(held) : firstSignificant(held)
         }
       }
@@ -546,15 +542,20 @@ const produce = <Ev>(
         yield* readDocument(pull, handoff, held, ended, mask)
       )
     }
-    const decode = bodyDecoder(req, secrets, mask, attempt)
-    let next: Chunk.Chunk<Uint8Array> | undefined = Chunk.unsafeFromArray(held)
+    const decode = bodyDecoder(req, mask, attempt)
+    let reads: Iterable<Uint8Array> | undefined = held
     while (!decode.broken()) {
-      const batch = decode.batch(next !== undefined ? decode.read(next) : decode.end())
+      const batch = decode.batch(reads !== undefined ? decode.read(reads) : decode.end())
       // A read that decodes to nothing (a keep-alive) still shows the server is alive.
-      if (batch !== undefined) yield* handoff.offer(batch)
-      else handoff.touch()
-      if (next === undefined || ended) break
-      next = yield* pull
+      if (batch !== undefined) {
+        // Once the answer is complete, the rest of the body only keeps the connection for reuse.
+        const last = Chunk.last(batch)
+        if (last._tag === "Some" && StreamChunk.isTerminal(last.value)) body.complete()
+        yield* handoff.offer(batch)
+      } else handoff.touch()
+      if (reads === undefined || ended) break
+      const next = yield* pull
+      reads = next === undefined ? undefined : [next]
     }
     if (ended && !decode.broken()) {
       const batch = decode.batch(decode.end())
@@ -584,7 +585,6 @@ interface Started {
  */
 const start = <Ev>(
   req: Request<Ev>,
-  secrets: ReadonlyArray<string>,
   mask: Redact.Masker | undefined,
   total: Total,
   attempt: () => number,
@@ -603,7 +603,7 @@ const start = <Ev>(
       totalAt: total.at,
       onTotal: total.error
     })
-    const producer = yield* Effect.forkIn(produce(req, secrets, mask, handoff, attempt()), scope)
+    const producer = yield* Effect.forkIn(produce(req, mask, handoff, attempt()), scope)
     yield* Effect.forkIn(handoff.watch(producer), scope)
     const take = req.raw === undefined ? handoff.take : passRaw(handoff.take, observer)
     // Closes this attempt's connection before a retry opens the next one.
@@ -703,7 +703,7 @@ export const streamWith = <Ev>(
         Retry.policy(req.retry),
         (_, delay) => Duration.min(delay, Duration.millis(Math.max(0, total.at - clock.unsafeCurrentTimeMillis())))
       )
-      return start(req, secrets, mask, total, () => ++attempts, observer).pipe(
+      return start(req, mask, total, () => ++attempts, observer).pipe(
         Effect.retry({ schedule, while: (e) => e.retryable && clock.unsafeCurrentTimeMillis() < total.at }),
         Effect.provideService(Http.Client, client),
         Effect.map(toStream)
