@@ -17,6 +17,8 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
+import * as FiberId from "effect/FiberId"
+import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 
 /** The time limits of a handoff, each with the failure it ends the consumer with. */
@@ -105,6 +107,7 @@ export class Handoff<A, E> {
   private finish(exit: Exit.Exit<undefined, E>): void {
     if (this.final !== undefined) return
     this.final = exit
+    this.stopTimer()
     if (this.ready !== undefined) return
     const taker = this.taker
     if (taker !== undefined) {
@@ -137,49 +140,83 @@ export class Handoff<A, E> {
   }
 
   /**
-   * Enforces the limits until the producer finishes (run it in a fiber of its own): when the
-   * deadline (or the total limit) passes, the consumer gets the limit's failure and `producer` is
-   * interrupted. It wakes at
-   * each deadline exactly, so under `TestClock` a timeout comes neither early nor late; and it never
-   * sleeps longer than the idle limit, so an idle deadline set while it sleeps (always at least that
-   * far ahead) is never missed. (At least a millisecond, so an idle limit of zero cannot spin.)
+   * Enforces the limits until the producer finishes: when the deadline (or the total limit) passes,
+   * the consumer gets the limit's failure and `producer` is interrupted. It wakes at each deadline
+   * exactly, so under `TestClock` a timeout comes neither early nor late; and it never sleeps longer
+   * than the idle limit, so an idle deadline set while it sleeps (always at least that far ahead) is
+   * never missed. (At least a millisecond, so an idle limit of zero cannot spin.)
    *
    * A limit measures the other side's silence, not our own lag: when the watchdog wakes more than
    * {@link lagTolerance} late, the event loop was busy with our own work and what the server sent
    * meanwhile may not have been read yet. It then looks again after the loop has had a turn, and
    * fails only on a wake that came on time (or once the delay it granted reaches the limit itself).
+   *
+   * On the live clock the watchdog is a plain timer (what the live clock's `sleep` is underneath),
+   * cleared when `scope` closes: a fiber of its own, started and interrupted on every request, cost
+   * more than a small answer's decoding. On any other clock (`TestClock`, a user's) it is a fiber
+   * sleeping on that clock.
    */
-  watch(producer: Fiber.Fiber<unknown, unknown>): Effect.Effect<void> {
+  watchIn(producer: Fiber.RuntimeFiber<unknown, unknown>, scope: Scope.Scope): Effect.Effect<void> {
     const longest = Math.max(1, this.idleMs)
     const totalAt = this.limits.totalAt ?? Infinity
     let wakeAt = -1
     let granted = 0
-    const sleep = (now: number, ms: number): Effect.Effect<void> => {
-      wakeAt = now + ms
-      return Effect.zipRight(Clock.sleep(Duration.millis(ms)), loop)
-    }
-    const loop: Effect.Effect<void> = Effect.suspend(() => {
-      if (this.final !== undefined) return Effect.void
+    /** How long to sleep before looking again, or undefined once the consumer has been failed. */
+    const check = (): number | undefined => {
       const now = this.clock.unsafeCurrentTimeMillis()
       const late = wakeAt < 0 ? 0 : now - wakeAt
+      let ms: number
       if (now >= totalAt && this.limits.onTotal !== undefined) {
         this.fail(Cause.fail(this.limits.onTotal()))
-        return Fiber.interrupt(producer)
-      }
-      if (now < this.deadline) {
+        return undefined
+      } else if (now < this.deadline) {
         granted = 0
-        return sleep(now, Math.min(this.deadline - now, totalAt - now, longest))
-      }
-      if (late > lagTolerance && granted < longest) {
+        ms = Math.min(this.deadline - now, totalAt - now, longest)
+      } else if (late > lagTolerance && granted < longest) {
         granted += late
-        return sleep(now, lagRecheck)
+        ms = lagRecheck
+      } else {
+        this.fail(Cause.fail(this.onDeadline()))
+        return undefined
       }
-      this.fail(Cause.fail(this.onDeadline()))
-      return Fiber.interrupt(producer)
+      wakeAt = now + ms
+      return ms
+    }
+    if (this.clock.constructor !== liveClock) {
+      const loop: Effect.Effect<void> = Effect.suspend(() => {
+        if (this.final !== undefined) return Effect.void
+        const ms = check()
+        return ms === undefined ? Fiber.interrupt(producer) : Effect.zipRight(Clock.sleep(Duration.millis(ms)), loop)
+      })
+      return Effect.asVoid(Effect.forkIn(loop, scope))
+    }
+    return Effect.suspend(() => {
+      let timer: ReturnType<typeof setTimeout> | undefined = undefined
+      const tick = (): void => {
+        timer = undefined
+        if (this.final !== undefined) return
+        const ms = check()
+        if (ms === undefined) producer.unsafeInterruptAsFork(FiberId.none)
+        else timer = setTimeout(tick, Math.min(ms, maxTimerMs))
+      }
+      tick()
+      this.stopTimer = () => {
+        if (timer !== undefined) clearTimeout(timer)
+        timer = undefined
+      }
+      return Scope.addFinalizer(scope, Effect.sync(this.stopTimer))
     })
-    return loop
   }
+
+  /** Clears the live watchdog's timer once the producer finished (see {@link Handoff.watchIn}). */
+  private stopTimer: () => void = () => undefined
 }
+
+/** The class of the live clock: its `sleep` is a `setTimeout`, which the watchdog then uses directly. */
+const liveClock: unknown = Clock.make().constructor
+
+/** The longest delay `setTimeout` takes (a longer one fires at once); the watchdog looks again after it. */
+const maxTimerMs = 2 ** 31 - 1
 
 /** How late (ms) a watchdog may wake before its lateness counts as our own lag. */
 export const lagTolerance = 50

@@ -604,7 +604,7 @@ const start = <Ev>(
       onTotal: total.error
     })
     const producer = yield* Effect.forkIn(produce(req, mask, handoff, attempt()), scope)
-    yield* Effect.forkIn(handoff.watch(producer), scope)
+    yield* handoff.watchIn(producer, scope)
     const take = req.raw === undefined ? handoff.take : passRaw(handoff.take, observer)
     // Closes this attempt's connection before a retry opens the next one.
     const giveUp = (error: LlmError.LlmError) => Effect.zipRight(Scope.close(scope, Exit.void), Effect.fail(error))
