@@ -36,9 +36,10 @@ import * as MetricLabel from "effect/MetricLabel"
 import * as Stream from "effect/Stream"
 import * as Tracer from "effect/Tracer"
 import type * as ChatRequest from "./ChatRequest.js"
+import * as QuickError from "./internal/llmError.js"
 import * as Raw from "./internal/telemetry/raw.js"
 import * as Unwrap from "./internal/unwrap.js"
-import * as LlmError from "./LlmError.js"
+import type * as LlmError from "./LlmError.js"
 import * as Pricing from "./Pricing.js"
 import * as StreamChunk from "./StreamChunk.js"
 import * as Usage from "./Usage.js"
@@ -254,7 +255,7 @@ export const instrument =
             if (dollars !== undefined) span.attribute(costAttribute, dollars)
           }
           if (seen.error !== undefined) span.attribute("error.type", seen.error.code)
-          span.end(ended, seen.error === undefined ? Exit.void : Exit.fail(LlmError.fromInfo(seen.error)))
+          span.end(ended, seen.error === undefined ? Exit.void : Exit.fail(QuickError.fromInfo(seen.error)))
           return record(provider, model, usage, seen.error, ttfcMs, Number(ended - started) / 1e6)
         })
         const observed = Stream.mapChunks(self, (chunk) => {
@@ -264,6 +265,57 @@ export const instrument =
         return Stream.ensuring(Unwrap.provideService(observed, Tracer.ParentSpan, span), finish)
       })
     )
+
+/**
+ * The metrics of one provider and model, tagged: tagging a metric builds its key and hashes it
+ * (a histogram's boundaries included), which cost more per request than recording the values.
+ */
+interface Tagged {
+  readonly timeToFirstChunk: Metric.Metric.Histogram<number>
+  readonly streamDuration: Metric.Metric.Histogram<number>
+  /** By token kind, then by error code: tagged when first used. */
+  readonly tokens: Map<string, Metric.Metric.Counter<number>>
+  readonly errors: Map<string, Metric.Metric.Counter<number>>
+  readonly labels: ReadonlyArray<MetricLabel.MetricLabel>
+}
+
+/** The tagged metrics of the models in use, kept while there are at most {@link maxTagged} of them. */
+const taggedByModel = new Map<string, Tagged>()
+
+/** How many models' tagged metrics are kept (a process naming more models starts the cache over). */
+const maxTagged = 256
+
+const taggedFor = (provider: string, model: string): Tagged => {
+  const key = `${provider}\u0000${model}`
+  const known = taggedByModel.get(key)
+  if (known !== undefined) return known
+  if (taggedByModel.size >= maxTagged) taggedByModel.clear()
+  const labels = [MetricLabel.make("provider", provider), MetricLabel.make("model", model)]
+  const tagged: Tagged = {
+    timeToFirstChunk: Metric.taggedWithLabels(timeToFirstChunk, labels),
+    streamDuration: Metric.taggedWithLabels(streamDuration, labels),
+    tokens: new Map(),
+    errors: new Map(),
+    labels
+  }
+  taggedByModel.set(key, tagged)
+  return tagged
+}
+
+/** `metric` tagged with the model's labels and `name: value`, once per value. */
+const taggedBy = (
+  tagged: Tagged,
+  into: Map<string, Metric.Metric.Counter<number>>,
+  metric: Metric.Metric.Counter<number>,
+  name: string,
+  value: string
+): Metric.Metric.Counter<number> => {
+  const known = into.get(value)
+  if (known !== undefined) return known
+  const made = Metric.taggedWithLabels(metric, [...tagged.labels, MetricLabel.make(name, value)])
+  into.set(value, made)
+  return made
+}
 
 /** Records a finished request's metrics. */
 const record = (
@@ -275,23 +327,21 @@ const record = (
   durationMs: number
 ): Effect.Effect<void> =>
   Effect.suspend(() => {
+    const tagged = taggedFor(provider, model)
     const updates: Array<Effect.Effect<void>> = []
-    const labels = [MetricLabel.make("provider", provider), MetricLabel.make("model", model)]
     if (usage !== undefined) {
       for (const [kind, field] of kinds) {
         const n = Usage.count(usage[field])
         if (n !== undefined && n > 0) {
-          updates.push(
-            Metric.incrementBy(Metric.taggedWithLabels(tokens, [...labels, MetricLabel.make("kind", kind)]), n)
-          )
+          updates.push(Metric.incrementBy(taggedBy(tagged, tagged.tokens, tokens, "kind", kind), n))
         }
       }
     }
     if (error !== undefined) {
-      updates.push(Metric.increment(Metric.taggedWithLabels(errors, [...labels, MetricLabel.make("code", error.code)])))
+      updates.push(Metric.increment(taggedBy(tagged, tagged.errors, errors, "code", error.code)))
     }
-    if (ttfcMs !== undefined) updates.push(Metric.update(Metric.taggedWithLabels(timeToFirstChunk, labels), ttfcMs))
-    updates.push(Metric.update(Metric.taggedWithLabels(streamDuration, labels), durationMs))
+    if (ttfcMs !== undefined) updates.push(Metric.update(tagged.timeToFirstChunk, ttfcMs))
+    updates.push(Metric.update(tagged.streamDuration, durationMs))
     return Effect.all(updates, { discard: true })
   })
 

@@ -27,6 +27,7 @@ import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type * as Tracer from "effect/Tracer"
 import * as LlmError from "../../LlmError.js"
+import * as QuickError from "../llmError.js"
 import type * as Redact from "../redact.js"
 
 /** The HTTP client service providers need (any `HttpClient` layer works). */
@@ -123,7 +124,7 @@ const networkError = (
   cause: unknown
 ): LlmError.LlmError => {
   const message = `${what}: ${cause instanceof Error ? cause.message : String(cause)}`
-  return LlmError.make({ code: "network", message: mask === undefined ? message : mask.text(message), provider })
+  return QuickError.make({ code: "network", message: mask === undefined ? message : mask.text(message), provider })
 }
 
 /** Control characters (CR, LF …) make a header value invalid; such a key is a configuration error. */

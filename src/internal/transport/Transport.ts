@@ -27,6 +27,7 @@ import * as StreamChunk from "../../StreamChunk.js"
 import type * as Telemetry from "../../Telemetry.js"
 import type * as ChunkDecoder from "../ChunkDecoder.js"
 import * as HandoffModule from "../handoff.js"
+import * as QuickError from "../llmError.js"
 import * as Redact from "../redact.js"
 import * as Raw from "../telemetry/raw.js"
 import * as Unwrap from "../unwrap.js"
@@ -165,7 +166,7 @@ export const requestIdOf = (headers: Readonly<Record<string, string>>): string |
 
 /** A timeout error whose message ends with the limit: "Idle timeout: no data from the server for 10s". */
 const timeoutError = (provider: string, what: string, d: Duration.DurationInput): LlmError.LlmError =>
-  LlmError.make({ code: "timeout", message: `${what} ${Duration.format(Duration.decode(d))}`, provider })
+  QuickError.make({ code: "timeout", message: `${what} ${Duration.format(Duration.decode(d))}`, provider })
 
 /**
  * The total limit of one response, across its attempts: when it passes (epoch ms on the Effect
@@ -715,5 +716,5 @@ export const streamWith = <Ev>(
   return Stream.catchAllCause(stream, (cause) =>
     Cause.isInterruptedOnly(cause)
       ? Stream.failCause(cause)
-      : Stream.fail(LlmError.fromInfo(maskInfo(mask, StreamChunk.errorFromCause(cause, req.provider)))))
+      : Stream.fail(QuickError.fromInfo(maskInfo(mask, StreamChunk.errorFromCause(cause, req.provider)))))
 }
