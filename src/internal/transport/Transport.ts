@@ -234,19 +234,28 @@ const bodyDecoder = <Ev>(
   const raw = req.raw
   let raws: Array<Telemetry.RawEvent> = []
   let broken = false
+  // The first content chunk is handed over as soon as it is decoded, not after the rest of its
+  // network read (often a hundred events): the events after it wait here for the next call.
+  let shown = false
+  let rest: Array<Ev> | undefined = undefined
   const frame = (events: Array<Ev>, out: Array<StreamChunk.StreamChunk>): void => {
     const from = out.length
-    if (raw === undefined) {
-      for (const event of events) decoder.push(event, out)
-    } else {
-      for (const event of events) {
-        const before = out.length
-        decoder.push(event, out)
+    let i = 0
+    while (i < events.length) {
+      const event = events[i++]!
+      const before = out.length
+      decoder.push(event, out)
+      if (raw !== undefined) {
         const { data, name } = raw(event)
         raws.push({ type: "raw", provider: req.provider, attempt, name, data, chunks: out.slice(before) })
       }
+      if (!shown && hasContent(out, before)) {
+        shown = true
+        break
+      }
     }
-    if (framer.error !== undefined && !broken) {
+    if (i < events.length) rest = events.slice(i)
+    else if (framer.error !== undefined && !broken) {
       broken = true
       out.push(StreamChunk.error({ ...framer.error, provider: req.provider }))
     }
@@ -260,9 +269,17 @@ const bodyDecoder = <Ev>(
       }
     }
   }
+  /** Decodes the events held back after the first content chunk, if any. */
+  const flush = (out: Array<StreamChunk.StreamChunk>): void => {
+    const held = rest
+    rest = undefined
+    if (held !== undefined) frame(held, out)
+  }
   return {
     /** Set once the framing broke: the error chunk has been emitted and nothing more will be. */
     broken: () => broken,
+    /** Whether events of the last read wait to be decoded (call `read([])` before reading on). */
+    pending: () => rest !== undefined,
     /** The raw events framed since the last call (`debug` only), as the batch to hand over. */
     batch: (out: Array<StreamChunk.StreamChunk>): Chunk.Chunk<StreamChunk.StreamChunk> | undefined => {
       if (raws.length === 0) return out.length > 0 ? Chunk.unsafeFromArray(out) : undefined
@@ -273,20 +290,31 @@ const bodyDecoder = <Ev>(
     },
     read: (reads: Iterable<Uint8Array>): Array<StreamChunk.StreamChunk> => {
       const out: Array<StreamChunk.StreamChunk> = []
+      flush(out)
       for (const bytes of reads) {
         if (broken) break
-        frame(framer.push(bytes), out)
+        const events = framer.push(bytes)
+        if (rest !== undefined) rest = rest.concat(events)
+        else frame(events, out)
       }
       return out
     },
     end: (): Array<StreamChunk.StreamChunk> => {
       const out: Array<StreamChunk.StreamChunk> = []
+      flush(out)
       if (broken) return out
       frame(framer.end(), out)
+      flush(out)
       if (!broken) decoder.end(out)
       return out
     }
   }
+}
+
+/** Whether `out` holds a content chunk from index `from` on. */
+const hasContent = (out: ReadonlyArray<StreamChunk.StreamChunk>, from: number): boolean => {
+  for (let i = from; i < out.length; i++) if (StreamChunk.isContent(out[i]!)) return true
+  return false
 }
 
 /** Takes the body's next read: `undefined` once it ended. */
@@ -544,24 +572,25 @@ const produce = <Ev>(
       )
     }
     const decode = bodyDecoder(req, mask, attempt)
+    // A read that decodes to nothing (a keep-alive) still shows the server is alive.
+    const give = (chunks: Array<StreamChunk.StreamChunk>): Effect.Effect<void> => {
+      const batch = decode.batch(chunks)
+      if (batch === undefined) return Effect.sync(() => handoff.touch())
+      // Once the answer is complete, the rest of the body only keeps the connection for reuse.
+      const last = Chunk.last(batch)
+      if (last._tag === "Some" && StreamChunk.isTerminal(last.value)) body.complete()
+      return handoff.offer(batch)
+    }
     let reads: Iterable<Uint8Array> | undefined = held
     while (!decode.broken()) {
-      const batch = decode.batch(reads !== undefined ? decode.read(reads) : decode.end())
-      // A read that decodes to nothing (a keep-alive) still shows the server is alive.
-      if (batch !== undefined) {
-        // Once the answer is complete, the rest of the body only keeps the connection for reuse.
-        const last = Chunk.last(batch)
-        if (last._tag === "Some" && StreamChunk.isTerminal(last.value)) body.complete()
-        yield* handoff.offer(batch)
-      } else handoff.touch()
+      yield* give(reads !== undefined ? decode.read(reads) : decode.end())
       if (reads === undefined || ended) break
+      // What the last read held after its first content chunk, before waiting for the next read.
+      while (decode.pending()) yield* give(decode.read([]))
       const next = yield* pull
       reads = next === undefined ? undefined : [next]
     }
-    if (ended && !decode.broken()) {
-      const batch = decode.batch(decode.end())
-      if (batch !== undefined) yield* handoff.offer(batch)
-    }
+    if (ended && !decode.broken()) yield* give(decode.end())
     handoff.end()
   }).pipe(
     Effect.scoped,
