@@ -318,7 +318,7 @@ const hasContent = (out: ReadonlyArray<StreamChunk.StreamChunk>, from: number): 
 }
 
 /** Takes the body's next read: `undefined` once it ended. */
-type Pull = Effect.Effect<Uint8Array | undefined, LlmError.LlmError>
+type Pull = Http.Body["read"]
 
 /** A body read whole but bounded: its text (at most {@link maxDocumentBytes}, masked) and whether it was cut. */
 interface Document {
@@ -722,7 +722,7 @@ export const streamWith = <Ev>(
       const total: Total = {
         at: Duration.isFinite(limit) ? clock.unsafeCurrentTimeMillis() + Duration.toMillis(limit) : Infinity,
         error: () =>
-          LlmError.make({
+          QuickError.make({
             code: "timeout",
             message: `Total timeout: the stream took longer than ${Duration.format(limit)}`,
             provider: req.provider
