@@ -27,9 +27,11 @@
  *
  * @since 0.1.0
  */
+import * as Arr from "effect/Array"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as FiberRef from "effect/FiberRef"
 import * as Metric from "effect/Metric"
 import * as MetricBoundaries from "effect/MetricBoundaries"
 import * as MetricLabel from "effect/MetricLabel"
@@ -267,57 +269,65 @@ export const instrument =
     )
 
 /**
- * The metrics of one provider and model, tagged: tagging a metric builds its key and hashes it
- * (a histogram's boundaries included), which cost more per request than recording the values.
+ * The metric labels of one provider and model, each set built once. A metric updated with the same
+ * label array finds its registry entry in Effect's per-array cache; `Metric.taggedWithLabels` joins
+ * its labels into a new array on every update, which hashes the whole metric key (a histogram's
+ * boundaries included) again each time: more than recording the values cost.
  */
-interface Tagged {
-  readonly timeToFirstChunk: Metric.Metric.Histogram<number>
-  readonly streamDuration: Metric.Metric.Histogram<number>
-  /** By token kind, then by error code: tagged when first used. */
-  readonly tokens: Map<string, Metric.Metric.Counter<number>>
-  readonly errors: Map<string, Metric.Metric.Counter<number>>
-  readonly labels: ReadonlyArray<MetricLabel.MetricLabel>
+interface Labels {
+  readonly model: ReadonlyArray<MetricLabel.MetricLabel>
+  /** With `kind` (token kind) or `code` (error code) added, built when first used. */
+  readonly by: Map<string, ReadonlyArray<MetricLabel.MetricLabel>>
 }
 
-/** The tagged metrics of the models in use, kept while there are at most {@link maxTagged} of them. */
-const taggedByModel = new Map<string, Tagged>()
+/** The labels of the models in use, kept while there are at most {@link maxModels} of them. */
+const labelsByModel = new Map<string, Labels>()
 
-/** How many models' tagged metrics are kept (a process naming more models starts the cache over). */
-const maxTagged = 256
+/** How many models' labels are kept (a process naming more models starts the cache over). */
+const maxModels = 256
 
-const taggedFor = (provider: string, model: string): Tagged => {
+const labelsFor = (provider: string, model: string): Labels => {
   const key = `${provider}\u0000${model}`
-  const known = taggedByModel.get(key)
+  const known = labelsByModel.get(key)
   if (known !== undefined) return known
-  if (taggedByModel.size >= maxTagged) taggedByModel.clear()
-  const labels = [MetricLabel.make("provider", provider), MetricLabel.make("model", model)]
-  const tagged: Tagged = {
-    timeToFirstChunk: Metric.taggedWithLabels(timeToFirstChunk, labels),
-    streamDuration: Metric.taggedWithLabels(streamDuration, labels),
-    tokens: new Map(),
-    errors: new Map(),
-    labels
+  if (labelsByModel.size >= maxModels) labelsByModel.clear()
+  const labels: Labels = {
+    model: [MetricLabel.make("provider", provider), MetricLabel.make("model", model)],
+    by: new Map()
   }
-  taggedByModel.set(key, tagged)
-  return tagged
+  labelsByModel.set(key, labels)
+  return labels
 }
 
-/** `metric` tagged with the model's labels and `name: value`, once per value. */
-const taggedBy = (
-  tagged: Tagged,
-  into: Map<string, Metric.Metric.Counter<number>>,
-  metric: Metric.Metric.Counter<number>,
-  name: string,
-  value: string
-): Metric.Metric.Counter<number> => {
-  const known = into.get(value)
+/** The model's labels with `name: value` added, built once per value. */
+const labelsBy = (labels: Labels, name: string, value: string): ReadonlyArray<MetricLabel.MetricLabel> => {
+  const key = `${name}\u0000${value}`
+  const known = labels.by.get(key)
   if (known !== undefined) return known
-  const made = Metric.taggedWithLabels(metric, [...tagged.labels, MetricLabel.make(name, value)])
-  into.set(value, made)
+  const made = [...labels.model, MetricLabel.make(name, value)]
+  labels.by.set(key, made)
   return made
 }
 
-/** Records a finished request's metrics. */
+/** Our labels joined with the fiber's own (`Effect.tagMetrics`), once per pair of label arrays. */
+const joined = new WeakMap<
+  ReadonlyArray<MetricLabel.MetricLabel>,
+  WeakMap<ReadonlyArray<MetricLabel.MetricLabel>, ReadonlyArray<MetricLabel.MetricLabel>>
+>()
+
+const withFiberLabels = (
+  ours: ReadonlyArray<MetricLabel.MetricLabel>,
+  fiber: ReadonlyArray<MetricLabel.MetricLabel>
+): ReadonlyArray<MetricLabel.MetricLabel> => {
+  if (fiber.length === 0) return ours
+  let byFiber = joined.get(ours)
+  if (byFiber === undefined) joined.set(ours, byFiber = new WeakMap())
+  let labels = byFiber.get(fiber)
+  if (labels === undefined) byFiber.set(fiber, labels = Arr.union(ours, fiber))
+  return labels
+}
+
+/** Records a finished request's metrics, with the fiber's metric labels as `Metric.update` would. */
 const record = (
   provider: string,
   model: string,
@@ -326,24 +336,20 @@ const record = (
   ttfcMs: number | undefined,
   durationMs: number
 ): Effect.Effect<void> =>
-  Effect.suspend(() => {
-    const tagged = taggedFor(provider, model)
-    const updates: Array<Effect.Effect<void>> = []
-    if (usage !== undefined) {
-      for (const [kind, field] of kinds) {
-        const n = Usage.count(usage[field])
-        if (n !== undefined && n > 0) {
-          updates.push(Metric.incrementBy(taggedBy(tagged, tagged.tokens, tokens, "kind", kind), n))
+  FiberRef.getWith(FiberRef.currentMetricLabels, (fiber) =>
+    Effect.sync(() => {
+      const labels = labelsFor(provider, model)
+      if (usage !== undefined) {
+        for (const [kind, field] of kinds) {
+          const n = Usage.count(usage[field])
+          if (n !== undefined && n > 0) tokens.unsafeUpdate(n, withFiberLabels(labelsBy(labels, "kind", kind), fiber))
         }
       }
-    }
-    if (error !== undefined) {
-      updates.push(Metric.increment(taggedBy(tagged, tagged.errors, errors, "code", error.code)))
-    }
-    if (ttfcMs !== undefined) updates.push(Metric.update(tagged.timeToFirstChunk, ttfcMs))
-    updates.push(Metric.update(tagged.streamDuration, durationMs))
-    return Effect.all(updates, { discard: true })
-  })
+      if (error !== undefined) errors.unsafeUpdate(1, withFiberLabels(labelsBy(labels, "code", error.code), fiber))
+      const forModel = withFiberLabels(labels.model, fiber)
+      if (ttfcMs !== undefined) timeToFirstChunk.unsafeUpdate(ttfcMs, forModel)
+      streamDuration.unsafeUpdate(durationMs, forModel)
+    }))
 
 // ---------------------------------------------------------------------------------------------
 // Raw events (the debug option)

@@ -198,6 +198,32 @@ describe("metrics", () => {
       expect([ttfc.count, ttfc.sum]).toStrictEqual([2, 0])
     }))
 
+  it.effect("the fiber's own metric labels (Effect.tagMetrics) are added to ours, as Metric.update adds them", () =>
+    Effect.gen(function*() {
+      const model = "claude-tagged"
+      const run = LanguageModel.stream("hi").pipe(Stream.runDrain, Effect.provide(anthropic(model)))
+      yield* run.pipe(Effect.provide(Replay.layer({ body: own("text.sse") })), Effect.tagMetrics("team", "search"))
+      yield* run.pipe(Effect.provide(Replay.layer({ body: own("text.sse") })), Effect.tagMetrics("team", "search"))
+      yield* run.pipe(Effect.provide(Replay.layer({ body: own("error-midstream.sse") })))
+      const tokens = (...more: ReadonlyArray<readonly [string, string]>) =>
+        Metric.value(Metric.taggedWithLabels(Telemetry.tokens, labels(model, ["kind", "output"], ...more))).pipe(
+          Effect.map((s) => s.count)
+        )
+      // text.sse: 12 output tokens, twice under the team's label; error-midstream.sse: 1, without it.
+      expect(yield* tokens(["team", "search"])).toBe(24)
+      expect(yield* tokens()).toBe(1)
+      const duration = (...more: ReadonlyArray<readonly [string, string]>) =>
+        Metric.value(Metric.taggedWithLabels(Telemetry.streamDuration, labels(model, ...more))).pipe(
+          Effect.map((s) => s.count)
+        )
+      expect(yield* duration(["team", "search"])).toBe(2)
+      expect(yield* duration()).toBe(1)
+      const errors = yield* Metric.value(
+        Metric.taggedWithLabels(Telemetry.errors, labels(model, ["code", "overloaded"], ["team", "search"]))
+      )
+      expect(errors.count).toBe(0)
+    }))
+
   it.effect("time to first chunk and duration in milliseconds of the Effect clock", () =>
     Effect.gen(function*() {
       const model = "claude-timed"
