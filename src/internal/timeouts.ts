@@ -16,7 +16,7 @@ export interface Timeouts {
  * Fails with `onTimeout()` when `self` emits nothing for `duration`, measured on the Effect clock (so
  * `TestClock` drives it). The timer restarts at every pull. It races two fibers against each pull,
  * which is fine for scripted streams (`TestModel`); the HTTP transport, where it would cost more
- * than the decoding, uses the one-watchdog handoff of `handoff.ts` instead.
+ * than the decoding, watches its reads with the one watchdog of `watch.ts` instead.
  */
 const idle =
   <E2>(duration: Duration.DurationInput, onTimeout: () => E2) =>

@@ -215,7 +215,7 @@ const streamTests = <Ev>(suite: Suite<Ev>, name: string, body: () => Uint8Array)
     expect(whole).toStrictEqual([...guaranteed])
     expect(whole.length - pure.length).toBe(terminalCount(pure) === 1 ? 0 : 1) // only ensureTerminal's ending added
     for (const [seed, maxRead] of [[1, 1], [2, 7], [3, 64], [4, 512], [5, 4096]] as const) {
-      // A read per byte costs a handoff per byte: keep that one for streams of a few KiB.
+      // A read per byte costs an Effect per byte: keep that one for streams of a few KiB.
       if (maxRead === 1 && bytes.length > 8 * 1024) continue
       expect((await run(suite, { body: bytes, split: { seed, maxRead } })).chunks).toStrictEqual(whole)
     }

@@ -21,8 +21,10 @@ import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import * as FiberRef from "effect/FiberRef"
 import * as Option from "effect/Option"
+import * as Runtime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type * as Tracer from "effect/Tracer"
@@ -52,6 +54,11 @@ export interface Response {
 export interface Body {
   /** The next network read; `undefined` once the body ended. */
   readonly read: Effect.Effect<Uint8Array | undefined, LlmError.LlmError>
+  /**
+   * The same read begun without an Effect, for a reader that watches it with limits of its own:
+   * `done` is called once, with the read or its failure. One read at a time.
+   */
+  readonly request: (done: (exit: Exit.Exit<Uint8Array | undefined, LlmError.LlmError>) => void) => void
   /**
    * Says the answer is complete: if reading stops before the body ends, what is left is read and
    * dropped (a little, briefly) so the connection can be reused, instead of closing it.
@@ -410,18 +417,19 @@ const openBody = (
     if (reads === undefined) return openStream(response.stream, failed)
     let ended = false
     let complete = false
-    const read = Effect.async<Uint8Array | undefined, LlmError.LlmError>((resume) => {
+    const request: Body["request"] = (done) => {
       reads.next().then(
         (bytes) => {
           if (bytes === undefined) ended = true
-          resume(Exit.succeed(bytes))
+          done(Exit.succeed(bytes))
         },
         (cause: unknown) => {
           ended = true
-          resume(Exit.fail(failed(cause)))
+          done(Exit.fail(failed(cause)))
         }
       )
-    })
+    }
+    const read = Effect.async<Uint8Array | undefined, LlmError.LlmError>((resume) => request(resume))
     // The end of a body usually arrives with its last event, so the stream's end waits for it a
     // moment (until the event loop's next turn), and the next request finds the connection free.
     const close = Effect.async<void>((resume) => {
@@ -443,15 +451,20 @@ const openBody = (
       drain(reads, once)
       afterIo(once)
     })
-    return Effect.as(Effect.addFinalizer(() => close), { read, complete: () => void (complete = true) })
+    return Effect.as(Effect.addFinalizer(() => close), { read, request, complete: () => void (complete = true) })
   })
 
-/** A body read through the platform's `stream` (a response of a shape {@link readsOf} does not know). */
+/**
+ * A body read through the platform's `stream` (a response of a shape {@link readsOf} does not know).
+ * A read begun with `request` runs in a fiber of its own, interrupted if the body closes under it.
+ */
 const openStream = (
   stream: Stream.Stream<Uint8Array, unknown>,
   failed: (cause: unknown) => LlmError.LlmError
 ): Effect.Effect<Body, never, Scope.Scope> =>
-  Effect.map(Channel.toPull(Stream.toChannel(stream)), (pull): Body => {
+  Effect.gen(function*() {
+    const pull = yield* Channel.toPull(Stream.toChannel(stream))
+    const runtime = yield* Effect.runtime<never>()
     let held: Array<Uint8Array> = []
     const read: Effect.Effect<Uint8Array | undefined, LlmError.LlmError> = Effect.suspend(() => {
       const b = held.shift()
@@ -465,5 +478,16 @@ const openStream = (
         }
       )
     })
-    return { read, complete: () => undefined }
+    let reading: Fiber.RuntimeFiber<Uint8Array | undefined, LlmError.LlmError> | undefined = undefined
+    const request: Body["request"] = (done) => {
+      const fiber = Runtime.runFork(runtime)(read)
+      reading = fiber
+      fiber.addObserver((exit) => {
+        if (reading === fiber) reading = undefined
+        done(exit)
+      })
+    }
+    // Runs before the pull's own finalizer (the body's end): a read under way stops first.
+    yield* Effect.addFinalizer(() => (reading === undefined ? Effect.void : Fiber.interrupt(reading)))
+    return { read, request, complete: () => undefined }
   })
