@@ -13,6 +13,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
+import * as Supervisor from "effect/Supervisor"
 import * as LanguageModel from "../../../src/LanguageModel.js"
 import * as OpenAiChat from "../../../src/providers/openai-chat/index.js"
 import * as Response from "../../../src/Response.js"
@@ -135,6 +136,39 @@ describe.each(clients)("reading the body with %s", (_, http, { direct }) => {
         Effect.provide(modelFor(server, http))
       )
       expect([...chunks]).toStrictEqual([StreamChunk.textDelta("one ")])
+      expect(yield* eventually(() => server.open() === 0, 900)).toBe(true)
+      expect(server.aborted()).toBe(1)
+    }))
+
+  it.scopedLive("a body that stalls while a read waits: the idle timeout ends the stream, the connection is closed", () =>
+    Effect.gen(function*() {
+      const server = yield* make((_, res) => {
+        res.writeHead(200, { "content-type": "text/event-stream" })
+        res.write(chatBody("stalled here").split("\n\n")[0] + "\n\n")
+      })
+      const model = Layer.provide(
+        OpenAiChat.layer({
+          model: "m",
+          apiKey: Redacted.make("sk-test-body"),
+          baseUrl: `${server.url}/v1`,
+          retry: { times: 0 },
+          timeouts: { idle: "200 millis" }
+        }),
+        http
+      )
+      const started = Date.now()
+      const fibers = yield* Supervisor.track
+      const r = yield* Effect.provide(Response.collect(LanguageModel.stream("hi")), model).pipe(
+        Effect.supervised(fibers)
+      )
+      // No read is left running behind the stream (the read under way is stopped with the body).
+      expect(yield* eventually(() => Effect.runSync(fibers.value).length === 0, 900)).toBe(true)
+      expect([r.text, r.error?.code, r.error?.message]).toStrictEqual([
+        "stalled ",
+        "timeout",
+        "Idle timeout: no data from the server for 200ms"
+      ])
+      expect(Date.now() - started).toBeGreaterThanOrEqual(190)
       expect(yield* eventually(() => server.open() === 0, 900)).toBe(true)
       expect(server.aborted()).toBe(1)
     }))
