@@ -456,7 +456,8 @@ const openBody = (
 
 /**
  * A body read through the platform's `stream` (a response of a shape {@link readsOf} does not know).
- * A read begun with `request` runs in a fiber of its own, interrupted if the body closes under it.
+ * A read begun with `request` that must pull runs in a fiber of its own, interrupted if the body
+ * closes under it.
  */
 const openStream = (
   stream: Stream.Stream<Uint8Array, unknown>,
@@ -480,6 +481,9 @@ const openStream = (
     })
     let reading: Fiber.RuntimeFiber<Uint8Array | undefined, LlmError.LlmError> | undefined = undefined
     const request: Body["request"] = (done) => {
+      // What the last pull brought beyond its first read needs no fiber.
+      const b = held.shift()
+      if (b !== undefined) return done(Exit.succeed(b))
       const fiber = Runtime.runFork(runtime)(read)
       reading = fiber
       fiber.addObserver((exit) => {
