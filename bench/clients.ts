@@ -101,6 +101,31 @@ const withRuntime = (
 const all: ReadonlyArray<Family> = ["chat", "anthropic", "responses"]
 const opts = (signal?: AbortSignal) => (signal ? { signal } : undefined)
 
+/**
+ * A client that consumes each run's stream with `consume`, the layers provided per run (as the
+ * README's examples do), and checks the collected tool arguments.
+ */
+const perRun = (
+  consume: (
+    acc: Acc,
+    stream: Stream.Stream<StreamChunk.StreamChunk, never, LanguageModel.LanguageModel>
+  ) => Effect.Effect<Response.Response, never, LanguageModel.LanguageModel>
+) =>
+(base: string, family: Family): Instance => {
+  const model = ourLayer(base, family)
+  return {
+    run: async (acc, signal) => {
+      const r = await consume(acc, LanguageModel.stream("benchmark")).pipe(
+        Effect.provide(model),
+        Effect.provide(FetchHttpClient.layer),
+        (e) => Effect.runPromise(e, opts(signal))
+      )
+      if (r.toolCalls[0] !== undefined) acc.argsParsed(r.toolCalls[0].arguments)
+    },
+    dispose: () => Promise.resolve()
+  }
+}
+
 export const ours: ReadonlyArray<Client> = [
   {
     name: "ours collect",
@@ -114,42 +139,13 @@ export const ours: ReadonlyArray<Client> = [
     // the layers provided per run.
     name: "ours README (collectWith)",
     families: all,
-    make: (base, family) => {
-      const model = ourLayer(base, family)
-      return {
-        run: async (acc, signal) => {
-          const r = await LanguageModel.stream("benchmark").pipe(
-            Response.collectWith((c) => onChunk(acc, c)),
-            Effect.provide(model),
-            Effect.provide(FetchHttpClient.layer),
-            (e) => Effect.runPromise(e, opts(signal))
-          )
-          if (r.toolCalls[0] !== undefined) acc.argsParsed(r.toolCalls[0].arguments)
-        },
-        dispose: () => Promise.resolve()
-      }
-    }
+    make: perRun((acc, stream) => Response.collectWith((c) => onChunk(acc, c))(stream))
   },
   {
     // An Effect per chunk: Stream.tap, then Response.collect, the layers provided per run.
     name: "ours tap+collect",
     families: all,
-    make: (base, family) => {
-      const model = ourLayer(base, family)
-      return {
-        run: async (acc, signal) => {
-          const r = await LanguageModel.stream("benchmark").pipe(
-            Stream.tap((c) => Effect.sync(() => onChunk(acc, c))),
-            Response.collect,
-            Effect.provide(model),
-            Effect.provide(FetchHttpClient.layer),
-            (e) => Effect.runPromise(e, opts(signal))
-          )
-          if (r.toolCalls[0] !== undefined) acc.argsParsed(r.toolCalls[0].arguments)
-        },
-        dispose: () => Promise.resolve()
-      }
-    }
+    make: perRun((acc, stream) => Response.collect(Stream.tap(stream, (c) => Effect.sync(() => onChunk(acc, c)))))
   },
   {
     name: "ours runForEach",
