@@ -22,7 +22,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
 import * as ChatRequest from "./ChatRequest.js"
-import * as Unwrap from "./internal/unwrap.js"
+import * as Source from "./internal/source.js"
 import * as LlmError from "./LlmError.js"
 import * as Response from "./Response.js"
 import * as StreamChunk from "./StreamChunk.js"
@@ -71,10 +71,10 @@ export const make = <E>(options: {
   provider: options.provider,
   model: options.model,
   stream: (input) =>
-    Stream.suspend(() => {
+    Source.suspend(() => {
       const request = ChatRequest.make(input)
       return StreamChunk.ensureTerminal(
-        Stream.suspend(() => options.stream(request)),
+        Source.suspend(() => options.stream(request)),
         { provider: options.provider }
       ).pipe(
         UsageMeter.track(options.provider, options.model),
@@ -90,7 +90,7 @@ export const make = <E>(options: {
  * @category accessors
  */
 export const stream = (request: ChatRequest.Input): Stream.Stream<StreamChunk.StreamChunk, never, LanguageModel> =>
-  Unwrap.unwrap(Effect.map(LanguageModel, (model) => model.stream(request)))
+  Source.toStream(Effect.flatMap(LanguageModel, (model) => Source.of(model.stream(request))))
 
 /**
  * Fails with the response's error (carrying the partial response) when it ended in one.

@@ -18,13 +18,12 @@
  *
  * @since 0.1.0
  */
-import * as Channel from "effect/Channel"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Sink from "effect/Sink"
-import * as Stream from "effect/Stream"
+import type * as Stream from "effect/Stream"
 import type * as ChatRequest from "./ChatRequest.js"
 import type * as ContentPart from "./ContentPart.js"
+import * as Source from "./internal/source.js"
 import type * as LlmError from "./LlmError.js"
 import * as Pricing from "./Pricing.js"
 import type * as StreamChunk from "./StreamChunk.js"
@@ -266,19 +265,22 @@ export const collectWith =
   <E, R>(stream: Stream.Stream<StreamChunk.StreamChunk, E, R>): Effect.Effect<Response, E, R> =>
     pullAll(stream, onChunk)
 
-/** Pulls the stream's chunks in the caller's fiber into a builder, handing each to `onChunk` first. */
+/**
+ * Pulls the stream's chunks in the caller's fiber into a builder, handing each to `onChunk` first.
+ * A stream of `LanguageModel` is pulled at its source, past the `Stream` machinery.
+ */
 const pullAll = <E, R>(
   stream: Stream.Stream<StreamChunk.StreamChunk, E, R>,
   onChunk: ((chunk: StreamChunk.StreamChunk) => void) | undefined
 ): Effect.Effect<Response, E, R> =>
-  Effect.scoped(Effect.flatMap(Channel.toPull(Stream.toChannel(stream)), (pull) => {
+  Effect.scoped(Effect.flatMap(Source.of(stream), (take) => {
     const builder = new Builder()
-    const loop: Effect.Effect<Response, E, R> = Effect.flatMap(pull, (next) => {
-      if (Either.isLeft(next)) return Effect.map(Pricing.Prices, (prices) => builder.done(prices))
+    const loop: Effect.Effect<Response, E, R> = Effect.flatMap(take, (next) => {
+      if (next === undefined) return Effect.map(Pricing.Prices, (prices) => builder.done(prices))
       if (onChunk === undefined) {
-        for (const c of next.right) builder.add(c)
+        for (const c of next) builder.add(c)
       } else {
-        for (const c of next.right) {
+        for (const c of next) {
           onChunk(c)
           builder.add(c)
         }

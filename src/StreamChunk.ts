@@ -28,11 +28,14 @@
  * @since 0.1.0
  */
 import * as Cause from "effect/Cause"
-import * as Channel from "effect/Channel"
 import * as Chunk from "effect/Chunk"
+import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as ExecutionStrategy from "effect/ExecutionStrategy"
+import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
-import * as Stream from "effect/Stream"
+import * as Scope from "effect/Scope"
+import type * as Stream from "effect/Stream"
 import * as ContentPart from "./ContentPart.js"
 import * as Json from "./internal/json.js"
 import * as JsonText from "./internal/jsonText.js"
@@ -41,6 +44,7 @@ import * as ToolCall from "./ToolCall.js"
 import * as Usage from "./Usage.js"
 
 import * as Reason from "./FinishReason.js"
+import * as Source from "./internal/source.js"
 import * as Validate from "./internal/validate.js"
 
 export {
@@ -568,18 +572,33 @@ class CallIds {
 export const ensureTerminal = <E, R>(
   self: Stream.Stream<StreamChunk, E, R>,
   options?: { readonly provider?: string | undefined }
-): Stream.Stream<StreamChunk, never, R> => {
-  const provider = options?.provider
-  const last = (info: LlmError.ErrorInfo) => Channel.write(Chunk.of(error(info)))
-  // One stage that reads whole chunks: the guarantees cost next to nothing per network read.
-  const guard = (
-    calledTool: boolean,
-    ids: CallIds
-  ): Channel.Channel<Chunk.Chunk<StreamChunk>, Chunk.Chunk<StreamChunk>, never, E, void, unknown> =>
-    Channel.readWithCause({
-      onInput: (chunk: Chunk.Chunk<StreamChunk>) => {
+): Stream.Stream<StreamChunk, never, R> => Source.toStream(guarded(Source.of(self), options?.provider))
+
+/**
+ * {@link ensureTerminal} on a source: the source is opened in a scope of its own, closed once the
+ * stream ended (so a terminal chunk stops pulling from, and closes, the source).
+ */
+const guarded = <E, R>(
+  source: Source.Source<StreamChunk, E, R>,
+  provider: string | undefined
+): Source.Source<StreamChunk, never, R> =>
+  Effect.flatMap(Effect.scope, (outer) =>
+    Effect.flatMap(Scope.fork(outer, ExecutionStrategy.sequential), (inner) => {
+      const ids = new CallIds()
+      let called = false
+      let ended = false
+      let closed = false
+      const last = (info: LlmError.ErrorInfo): Chunk.Chunk<StreamChunk> => {
+        ended = true
+        return Chunk.of(error(info))
+      }
+      // An interruption seen here started inside the source (the consumer's own interruption never
+      // reaches a failure handler), so it is a failure of the source like any other.
+      const failed = (cause: Cause.Cause<E>) => last(errorFromCause(cause, provider))
+      // Reads whole batches: the guarantees cost next to nothing per network read.
+      const guard = (chunk: Chunk.Chunk<StreamChunk> | undefined): Chunk.Chunk<StreamChunk> => {
+        if (chunk === undefined) return last(truncatedError(provider))
         const chunks = Chunk.toReadonlyArray(chunk)
-        let called = calledTool
         // A copy of the batch only once a chunk changes.
         let out: Array<StreamChunk> | undefined = undefined
         for (let i = 0; i < chunks.length; i++) {
@@ -590,30 +609,33 @@ export const ensureTerminal = <E, R>(
             if (fixed !== c) (out ??= chunks.slice(0, i))[i] = fixed
             else if (out !== undefined) out.push(c)
           } else if (isTerminal(c)) {
-            // Ending here stops pulling from, and so closes, the source.
+            ended = true
             const terminal = called ? afterToolCall(c) : c
-            if (terminal === c && out === undefined) {
-              return Channel.write(i === chunks.length - 1 ? chunk : Chunk.take(chunk, i + 1))
-            }
+            if (terminal === c && out === undefined) return i === chunks.length - 1 ? chunk : Chunk.take(chunk, i + 1)
             const head = out ?? chunks.slice(0, i)
             head.push(terminal)
-            return Channel.write(Chunk.unsafeFromArray(head))
+            return Chunk.unsafeFromArray(head)
           } else if (out !== undefined) {
             out.push(c)
           }
         }
-        return Channel.zipRight(
-          Channel.write(out === undefined ? chunk : Chunk.unsafeFromArray(out)),
-          guard(called, ids)
+        return out === undefined ? chunk : Chunk.unsafeFromArray(out)
+      }
+      const end: Source.Take<StreamChunk> = Effect.suspend(() => {
+        if (closed) return Effect.succeed(undefined)
+        closed = true
+        return Effect.as(Scope.close(inner, Exit.void), undefined)
+      })
+      const takeFrom = (upstream: Source.Take<StreamChunk, E, R>): Source.Take<StreamChunk, never, R> =>
+        Source.derive(
+          upstream,
+          Effect.suspend(() => (ended ? end : Effect.matchCause(upstream, { onFailure: failed, onSuccess: guard })))
         )
-      },
-      // An interruption seen here started inside the source (the consumer's own interruption never
-      // reaches this handler), so it is a failure of the source like any other.
-      onFailure: (cause) => last(errorFromCause(cause, provider)),
-      onDone: () => last(truncatedError(provider))
-    })
-  return Stream.fromChannel(Channel.suspend(() => Channel.pipeTo(Stream.toChannel(self), guard(false, new CallIds()))))
-}
+      return Effect.matchCause(Scope.extend(source, inner), {
+        onFailure: (cause) => Source.prepend(failed(cause), Source.markContextFree(end)),
+        onSuccess: takeFrom
+      })
+    }))
 
 // ---------------------------------------------------------------------------------------------
 // Validation

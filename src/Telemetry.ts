@@ -39,6 +39,7 @@ import * as Stream from "effect/Stream"
 import * as Tracer from "effect/Tracer"
 import type * as ChatRequest from "./ChatRequest.js"
 import * as QuickError from "./internal/llmError.js"
+import * as Source from "./internal/source.js"
 import * as Raw from "./internal/telemetry/raw.js"
 import * as Unwrap from "./internal/unwrap.js"
 import type * as LlmError from "./LlmError.js"
@@ -201,7 +202,7 @@ const observe = (seen: Seen, chunk: Chunk.Chunk<StreamChunk.StreamChunk>, now: (
 export const instrument =
   (provider: string, model: string, request?: ChatRequest.ChatRequest | undefined) =>
   <E, R>(self: Stream.Stream<StreamChunk.StreamChunk, E, R>): Stream.Stream<StreamChunk.StreamChunk, E, R> =>
-    Unwrap.unwrap(
+    Source.toStream(
       Effect.gen(function*() {
         const clock = yield* Effect.clock
         const prices = yield* Pricing.Prices
@@ -225,7 +226,7 @@ export const instrument =
           firstChunkNanos: undefined
         }
         const now = () => clock.unsafeCurrentTimeNanos()
-        // Run when the stream ends, however it ends (a finalizer on the channel: no scope to open and close).
+        // Run when the stream ends, however it ends.
         const finish = Effect.suspend(() => {
           const ended = clock.unsafeCurrentTimeNanos()
           const usage = finalUsage(seen)
@@ -260,11 +261,16 @@ export const instrument =
           span.end(ended, seen.error === undefined ? Exit.void : Exit.fail(QuickError.fromInfo(seen.error)))
           return record(provider, model, usage, seen.error, ttfcMs, Number(ended - started) / 1e6)
         })
-        const observed = Stream.mapChunks(self, (chunk) => {
-          observe(seen, chunk, now)
+        yield* Effect.addFinalizer(() => finish)
+        // The span is the parent of what the stream does: opening it (the HTTP request) and each
+        // take, unless the take uses nothing from the context (our transport's).
+        const withSpan = <A, E2, R2>(effect: Effect.Effect<A, E2, R2>) =>
+          Effect.provideService(effect, Tracer.ParentSpan, span)
+        const take = yield* withSpan(Source.of(self))
+        return Effect.map(Source.isContextFree(take) ? take : withSpan(take), (chunk) => {
+          if (chunk !== undefined) observe(seen, chunk, now)
           return chunk
         })
-        return Stream.ensuring(Unwrap.provideService(observed, Tracer.ParentSpan, span), finish)
       })
     )
 

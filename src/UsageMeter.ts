@@ -28,7 +28,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
-import * as Unwrap from "./internal/unwrap.js"
+import * as Source from "./internal/source.js"
 import * as Pricing from "./Pricing.js"
 import * as StreamChunk from "./StreamChunk.js"
 import * as Usage from "./Usage.js"
@@ -238,9 +238,10 @@ const needsMeter = (c: StreamChunk.StreamChunk): boolean =>
 export const track =
   (provider: string, model: string) =>
   <E, R>(self: Stream.Stream<StreamChunk.StreamChunk, E, R>): Stream.Stream<StreamChunk.StreamChunk, E, R> =>
-    Unwrap.unwrap(
-      Effect.map(Effect.all([Effect.serviceOption(UsageMeter), Pricing.Prices]), ([maybe, prices]) => {
-        if (Option.isNone(maybe)) return self
+    Source.toStream(
+      Effect.flatMap(Effect.all([Effect.serviceOption(UsageMeter), Pricing.Prices]), ([maybe, prices]) => {
+        const source = Source.of(self)
+        if (Option.isNone(maybe)) return source
         const meter = maybe.value
         const key = `${provider}:${model}`
         const price = Pricing.lookup(prices, provider, model)
@@ -298,15 +299,17 @@ export const track =
               return Effect.succeed(c)
           }
         }
-        return Stream.mapChunksEffect(self, (chunk) => {
-          if (!Chunk.some(chunk, needsMeter)) return Effect.succeed(chunk)
+        const meterBatch = (chunk: Chunk.Chunk<StreamChunk.StreamChunk> | undefined) => {
+          if (chunk === undefined || !Chunk.some(chunk, needsMeter)) return Effect.succeed(chunk)
           return Effect.flatMap(
             SubscriptionRef.get(meter.totals),
             (totals) => Effect.map(Effect.forEach(chunk, (c) => step(totals, c)), Chunk.unsafeFromArray)
           )
-        }).pipe(
-          // Stopped before its terminal chunk: the request was sent all the same.
-          Stream.ensuring(recordOnce(false))
+        }
+        // Stopped before its terminal chunk: the request was sent all the same.
+        return Effect.zipRight(
+          Effect.addFinalizer(() => recordOnce(false)),
+          Effect.map(source, (take) => Source.derive(take, Effect.flatMap(take, meterBatch)))
         )
       })
     )

@@ -12,7 +12,6 @@
  * @since 0.1.0
  */
 import * as Cause from "effect/Cause"
-import * as Channel from "effect/Channel"
 import * as Chunk from "effect/Chunk"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
@@ -22,7 +21,7 @@ import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as Exit from "effect/Exit"
 import * as Schedule from "effect/Schedule"
 import * as Scope from "effect/Scope"
-import * as Stream from "effect/Stream"
+import type * as Stream from "effect/Stream"
 import * as LlmError from "../../LlmError.js"
 import type * as ProviderOptions from "../../ProviderOptions.js"
 import * as StreamChunk from "../../StreamChunk.js"
@@ -30,8 +29,8 @@ import type * as Telemetry from "../../Telemetry.js"
 import type * as ChunkDecoder from "../ChunkDecoder.js"
 import * as QuickError from "../llmError.js"
 import * as Redact from "../redact.js"
+import * as Source from "../source.js"
 import * as Raw from "../telemetry/raw.js"
-import * as Unwrap from "../unwrap.js"
 import * as Watch from "../watch.js"
 import * as Http from "./Http.js"
 import * as HttpStatus from "./HttpStatus.js"
@@ -640,7 +639,7 @@ const reader = <Ev>(
       if (out !== undefined) return Effect.succeed(out)
     }
   })
-  return take
+  return Source.markContextFree(take)
 }
 
 /** The chunks an attempt held back, then (once it has produced content) the rest of its chunks. */
@@ -705,8 +704,8 @@ const start = <Ev>(
  * Takes a `debug` attempt's batches, passing each one's raw events on as it is taken (so they come
  * just before its chunks): to the observer, else to the Debug log.
  */
-const passRaw = (take: Take, observer: Raw.Observer | undefined): Take =>
-  Effect.flatMap(take, (batch) => {
+const passRaw = (take: Take, observer: Raw.Observer | undefined): Take => {
+  const passed: Take = Effect.flatMap(take, (batch) => {
     const raws = batch === undefined ? undefined : rawEventsOf.get(batch)
     if (raws === undefined) return Effect.succeed(batch)
     if (observer !== undefined) {
@@ -721,27 +720,13 @@ const passRaw = (take: Take, observer: Raw.Observer | undefined): Take =>
       batch
     )
   })
-
-/**
- * The started attempt as one stream: what it held back, then one chunk per take until it ends.
- * Written as a channel loop, which costs about a third less per chunk than
- * `Stream.repeatEffectChunkOption`.
- */
-const toStream = ({ held, rest }: Started): Stream.Stream<StreamChunk.StreamChunk, LlmError.LlmError> => {
-  if (rest === undefined) return Stream.fromIterable(held)
-  const loop: Channel.Channel<
-    Chunk.Chunk<StreamChunk.StreamChunk>,
-    unknown,
-    LlmError.LlmError,
-    unknown,
-    void,
-    unknown
-  > = Channel.flatMap(
-    Channel.fromEffect(rest),
-    (chunk) => (chunk === undefined ? Channel.void : Channel.zipRight(Channel.write(chunk), loop))
-  )
-  return Stream.fromChannel(Channel.zipRight(Channel.write(Chunk.unsafeFromArray([...held])), loop))
+  // Logged in the context of the consumer (the span a log is exported with).
+  return observer === undefined ? passed : Source.derive(take, passed)
 }
+
+/** The started attempt's take: what it held back, then its own takes until it ends. */
+const takeOf = ({ held, rest }: Started): Source.Take<StreamChunk.StreamChunk, LlmError.LlmError> =>
+  Source.prepend(Chunk.unsafeFromArray([...held]), rest)
 
 /**
  * The masker of the last request made with a provider's `secrets` list (a provider builds that list
@@ -773,38 +758,44 @@ const maskerOf = (
 export const streamWith = <Ev>(
   client: Http.Client,
   req: Request<Ev>
-): Stream.Stream<StreamChunk.StreamChunk, LlmError.LlmError> => {
+): Stream.Stream<StreamChunk.StreamChunk, LlmError.LlmError> => Source.toStream(sourceWith(client, req))
+
+/** {@link streamWith}'s source: opening it starts the first attempt (and retries it). */
+const sourceWith = <Ev>(
+  client: Http.Client,
+  req: Request<Ev>
+): Source.Source<StreamChunk.StreamChunk, LlmError.LlmError> => {
   const secrets = [...(req.secrets ?? []), ...Http.secretsOf(req.headers)]
   const mask = maskerOf(req.secrets, secrets)
   const limit = Duration.decode(req.timeouts?.total ?? defaultTotalTimeout)
-  const stream = Unwrap.unwrapScoped(
-    Effect.flatMap(Effect.zip(Effect.clock, Raw.RawObserver), ([clock, observer]) => {
-      let attempts = 0
-      const total: Total = {
-        at: Duration.isFinite(limit) ? clock.unsafeCurrentTimeMillis() + Duration.toMillis(limit) : Infinity,
-        error: () =>
-          QuickError.make({
-            code: "timeout",
-            message: `Total timeout: the stream took longer than ${Duration.format(limit)}`,
-            provider: req.provider
-          })
-      }
-      // A wait between attempts never runs past the total limit; the attempt after it then fails.
-      const schedule = Schedule.modifyDelay(
-        Retry.policy(req.retry),
-        (_, delay) => Duration.min(delay, Duration.millis(Math.max(0, total.at - clock.unsafeCurrentTimeMillis())))
-      )
-      return start(req, mask, total, () => ++attempts, observer).pipe(
-        Effect.retry({ schedule, while: (e) => e.retryable && clock.unsafeCurrentTimeMillis() < total.at }),
-        Effect.provideService(Http.Client, client),
-        Effect.map(toStream)
-      )
-    })
-  )
-  if (mask === undefined) return stream
+  const open = Effect.flatMap(Effect.zip(Effect.clock, Raw.RawObserver), ([clock, observer]) => {
+    let attempts = 0
+    const total: Total = {
+      at: Duration.isFinite(limit) ? clock.unsafeCurrentTimeMillis() + Duration.toMillis(limit) : Infinity,
+      error: () =>
+        QuickError.make({
+          code: "timeout",
+          message: `Total timeout: the stream took longer than ${Duration.format(limit)}`,
+          provider: req.provider
+        })
+    }
+    // A wait between attempts never runs past the total limit; the attempt after it then fails.
+    const schedule = Schedule.modifyDelay(
+      Retry.policy(req.retry),
+      (_, delay) => Duration.min(delay, Duration.millis(Math.max(0, total.at - clock.unsafeCurrentTimeMillis())))
+    )
+    return start(req, mask, total, () => ++attempts, observer).pipe(
+      Effect.retry({ schedule, while: (e) => e.retryable && clock.unsafeCurrentTimeMillis() < total.at }),
+      Effect.provideService(Http.Client, client),
+      Effect.map(takeOf)
+    )
+  })
+  if (mask === undefined) return open
   // Every ending but an interruption is masked here, a defect too (its message may quote what it read).
-  return Stream.catchAllCause(stream, (cause) =>
-    Cause.isInterruptedOnly(cause)
-      ? Stream.failCause(cause)
-      : Stream.fail(QuickError.fromInfo(maskInfo(mask, StreamChunk.errorFromCause(cause, req.provider)))))
+  const masked = <A, R>(effect: Effect.Effect<A, LlmError.LlmError, R>): Effect.Effect<A, LlmError.LlmError, R> =>
+    Effect.catchAllCause(effect, (cause) =>
+      Cause.isInterruptedOnly(cause)
+        ? Effect.failCause(cause)
+        : Effect.fail(QuickError.fromInfo(maskInfo(mask, StreamChunk.errorFromCause(cause, req.provider)))))
+  return Effect.map(masked(open), (take) => Source.derive(take, masked(take)))
 }

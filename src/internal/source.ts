@@ -1,0 +1,98 @@
+/**
+ * A stream in the form our own stages compose: a scoped effect that opens it and gives a `Take`,
+ * which pulls its next batch of elements (`undefined` once it ended).
+ *
+ * Every `Stream` stage (`unwrap`, `mapChunks`, `pipeTo`, `ensuring`, a change of context) costs a
+ * few Effect steps on every batch and a few dozen per run, and `Response.collect` of any stream pays
+ * the channel executor's own fixed cost. The stages `LanguageModel.make` applies to every provider's
+ * stream (the transport, `ensureTerminal`, `UsageMeter.track`, `Telemetry.instrument`) compose as
+ * sources instead, each returning a stream that remembers its source ({@link toStream}); the next
+ * stage, `Response.collect` and `Interop.toAsyncIterable` take the source back ({@link of}) and pull
+ * it directly. Any other stream becomes a source through its channel, so each stage still accepts
+ * every stream.
+ *
+ * @since 0.1.0
+ */
+import * as Channel from "effect/Channel"
+import * as Chunk from "effect/Chunk"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import * as Unwrap from "./unwrap.js"
+
+/** Pulls the next batch: `undefined` once the stream ended. */
+export type Take<A, E = never, R = never> = Effect.Effect<Chunk.Chunk<A> | undefined, E, R>
+
+/** Opens a stream in the scope (closing the scope stops it) and gives its {@link Take}. */
+export type Source<A, E = never, R = never> = Effect.Effect<Take<A, E, R>, E, R | Scope.Scope>
+
+/** The sources of the streams {@link toStream} made. */
+const sources = new WeakMap<object, Source<unknown, unknown, unknown>>()
+
+/** The stream of a source (one channel loop), remembering the source for {@link of}. */
+export const toStream = <A, E, R>(source: Source<A, E, R>): Stream.Stream<A, E, Exclude<R, Scope.Scope>> => {
+  // A take needs what the source needs but the scope, which only opening it uses.
+  const stream = Unwrap.unwrapScoped(Effect.map(source, (take) => Stream.fromChannel(loop(take)))) as Stream.Stream<
+    A,
+    E,
+    Exclude<R, Scope.Scope>
+  >
+  sources.set(stream, source as Source<unknown, unknown, unknown>)
+  return stream
+}
+
+/** Writes each batch the take gives until it gives `undefined`. */
+const loop = <A, E, R>(take: Take<A, E, R>): Channel.Channel<Chunk.Chunk<A>, unknown, E, unknown, void, unknown, R> => {
+  const next: Channel.Channel<Chunk.Chunk<A>, unknown, E, unknown, void, unknown, R> = Channel.flatMap(
+    Channel.fromEffect(take),
+    (batch) => (batch === undefined ? Channel.void : Channel.zipRight(Channel.write(batch), next))
+  )
+  return next
+}
+
+/** The source of a stream: the one it was made from by {@link toStream}, else one pulling its channel. */
+export const of = <A, E, R>(stream: Stream.Stream<A, E, R>): Source<A, E, R> =>
+  (sources.get(stream) as Source<A, E, R> | undefined) ??
+    Effect.map(
+      Channel.toPull(Stream.toChannel(stream)),
+      (pull): Take<A, E, R> => Effect.map(pull, (next) => (Either.isLeft(next) ? undefined : next.right))
+    )
+
+/** Takes that use nothing from the fiber's context (no service, no span). */
+const contextFree = new WeakSet<object>()
+
+/**
+ * Marks a take that uses nothing from the fiber's context, so a stage that changes the context for
+ * what its source does (`Telemetry.instrument` providing its span) may skip that change (about
+ * twenty Effect steps) around each take.
+ */
+export const markContextFree = <T extends Take<unknown, unknown, unknown>>(take: T): T => {
+  contextFree.add(take)
+  return take
+}
+
+/** Whether the take was marked by {@link markContextFree}. */
+export const isContextFree = (take: Take<unknown, unknown, unknown>): boolean => contextFree.has(take)
+
+/** `take`, a stage's take over `from`, marked context-free when `from` is (and the stage's own work is). */
+export const derive = <T extends Take<unknown, unknown, unknown>>(from: Take<unknown, unknown, unknown>, take: T): T =>
+  contextFree.has(from) ? markContextFree(take) : take
+
+/** A stream whose source is made when it is opened, as `Stream.suspend`. */
+export const suspend = <A, E, R>(f: () => Stream.Stream<A, E, R>): Stream.Stream<A, E, Exclude<R, Scope.Scope>> =>
+  toStream(Effect.suspend(() => of(f())))
+
+/** A take giving `first` (when it has elements), then what `rest` gives (nothing when undefined). */
+export const prepend = <A, E, R>(first: Chunk.Chunk<A>, rest: Take<A, E, R> | undefined): Take<A, E, R> => {
+  let held: Chunk.Chunk<A> | undefined = Chunk.isEmpty(first) ? undefined : first
+  const take: Take<A, E, R> = Effect.suspend(() => {
+    if (held !== undefined) {
+      const out = held
+      held = undefined
+      return Effect.succeed(out)
+    }
+    return rest ?? Effect.succeed(undefined)
+  })
+  return rest === undefined ? markContextFree(take) : derive(rest, take)
+}
