@@ -90,7 +90,7 @@ export const make = <E>(options: {
  * @category accessors
  */
 export const stream = (request: ChatRequest.Input): Stream.Stream<StreamChunk.StreamChunk, never, LanguageModel> =>
-  Source.toStream(Effect.flatMap(LanguageModel, (model) => Source.of(model.stream(request))))
+  Source.toStream((scope) => Effect.flatMap(LanguageModel, (model) => Source.of(model.stream(request))(scope)))
 
 /**
  * Fails with the response's error (carrying the partial response) when it ended in one.

@@ -273,7 +273,7 @@ const pullAll = <E, R>(
   stream: Stream.Stream<StreamChunk.StreamChunk, E, R>,
   onChunk: ((chunk: StreamChunk.StreamChunk) => void) | undefined
 ): Effect.Effect<Response, E, R> =>
-  Effect.scoped(Effect.flatMap(Source.of(stream), (take) => {
+  Source.use(Source.of(stream), (take) => {
     const builder = new Builder()
     const loop: Effect.Effect<Response, E, R> = Effect.flatMap(take, (next) => {
       if (next === undefined) return Effect.map(Pricing.Prices, (prices) => builder.done(prices))
@@ -288,4 +288,4 @@ const pullAll = <E, R>(
       return loop
     })
     return loop
-  }))
+  })

@@ -582,60 +582,60 @@ const guarded = <E, R>(
   source: Source.Source<StreamChunk, E, R>,
   provider: string | undefined
 ): Source.Source<StreamChunk, never, R> =>
-  Effect.flatMap(Effect.scope, (outer) =>
-    Effect.flatMap(Scope.fork(outer, ExecutionStrategy.sequential), (inner) => {
-      const ids = new CallIds()
-      let called = false
-      let ended = false
-      let closed = false
-      const last = (info: LlmError.ErrorInfo): Chunk.Chunk<StreamChunk> => {
-        ended = true
-        return Chunk.of(error(info))
-      }
-      // An interruption seen here started inside the source (the consumer's own interruption never
-      // reaches a failure handler), so it is a failure of the source like any other.
-      const failed = (cause: Cause.Cause<E>) => last(errorFromCause(cause, provider))
-      // Reads whole batches: the guarantees cost next to nothing per network read.
-      const guard = (chunk: Chunk.Chunk<StreamChunk> | undefined): Chunk.Chunk<StreamChunk> => {
-        if (chunk === undefined) return last(truncatedError(provider))
-        const chunks = Chunk.toReadonlyArray(chunk)
-        // A copy of the batch only once a chunk changes.
-        let out: Array<StreamChunk> | undefined = undefined
-        for (let i = 0; i < chunks.length; i++) {
-          const c = chunks[i]!
-          if (c.type === "tool-call" || c.type === "tool-call-delta" || c.type === "metadata") {
-            if (c.type !== "metadata") called = true
-            const fixed = ids.fix(c)
-            if (fixed !== c) (out ??= chunks.slice(0, i))[i] = fixed
-            else if (out !== undefined) out.push(c)
-          } else if (isTerminal(c)) {
-            ended = true
-            const terminal = called ? afterToolCall(c) : c
-            if (terminal === c && out === undefined) return i === chunks.length - 1 ? chunk : Chunk.take(chunk, i + 1)
-            const head = out ?? chunks.slice(0, i)
-            head.push(terminal)
-            return Chunk.unsafeFromArray(head)
-          } else if (out !== undefined) {
-            out.push(c)
-          }
+(outer) =>
+  Effect.flatMap(Scope.fork(outer, ExecutionStrategy.sequential), (inner) => {
+    const ids = new CallIds()
+    let called = false
+    let ended = false
+    let closed = false
+    const last = (info: LlmError.ErrorInfo): Chunk.Chunk<StreamChunk> => {
+      ended = true
+      return Chunk.of(error(info))
+    }
+    // An interruption seen here started inside the source (the consumer's own interruption never
+    // reaches a failure handler), so it is a failure of the source like any other.
+    const failed = (cause: Cause.Cause<E>) => last(errorFromCause(cause, provider))
+    // Reads whole batches: the guarantees cost next to nothing per network read.
+    const guard = (chunk: Chunk.Chunk<StreamChunk> | undefined): Chunk.Chunk<StreamChunk> => {
+      if (chunk === undefined) return last(truncatedError(provider))
+      const chunks = Chunk.toReadonlyArray(chunk)
+      // A copy of the batch only once a chunk changes.
+      let out: Array<StreamChunk> | undefined = undefined
+      for (let i = 0; i < chunks.length; i++) {
+        const c = chunks[i]!
+        if (c.type === "tool-call" || c.type === "tool-call-delta" || c.type === "metadata") {
+          if (c.type !== "metadata") called = true
+          const fixed = ids.fix(c)
+          if (fixed !== c) (out ??= chunks.slice(0, i))[i] = fixed
+          else if (out !== undefined) out.push(c)
+        } else if (isTerminal(c)) {
+          ended = true
+          const terminal = called ? afterToolCall(c) : c
+          if (terminal === c && out === undefined) return i === chunks.length - 1 ? chunk : Chunk.take(chunk, i + 1)
+          const head = out ?? chunks.slice(0, i)
+          head.push(terminal)
+          return Chunk.unsafeFromArray(head)
+        } else if (out !== undefined) {
+          out.push(c)
         }
-        return out === undefined ? chunk : Chunk.unsafeFromArray(out)
       }
-      const end: Source.Take<StreamChunk> = Effect.suspend(() => {
-        if (closed) return Effect.succeed(undefined)
-        closed = true
-        return Effect.as(Scope.close(inner, Exit.void), undefined)
-      })
-      const takeFrom = (upstream: Source.Take<StreamChunk, E, R>): Source.Take<StreamChunk, never, R> =>
-        Source.derive(
-          upstream,
-          Effect.suspend(() => (ended ? end : Effect.matchCause(upstream, { onFailure: failed, onSuccess: guard })))
-        )
-      return Effect.matchCause(Scope.extend(source, inner), {
-        onFailure: (cause) => Source.prepend(failed(cause), Source.markContextFree(end)),
-        onSuccess: takeFrom
-      })
-    }))
+      return out === undefined ? chunk : Chunk.unsafeFromArray(out)
+    }
+    const end: Source.Take<StreamChunk> = Effect.suspend(() => {
+      if (closed) return Effect.succeed(undefined)
+      closed = true
+      return Effect.as(Scope.close(inner, Exit.void), undefined)
+    })
+    const takeFrom = (upstream: Source.Take<StreamChunk, E, R>): Source.Take<StreamChunk, never, R> =>
+      Source.derive(
+        upstream,
+        Effect.suspend(() => (ended ? end : Effect.matchCause(upstream, { onFailure: failed, onSuccess: guard })))
+      )
+    return Effect.matchCause(source(inner), {
+      onFailure: (cause) => Source.prepend(failed(cause), Source.markContextFree(end)),
+      onSuccess: takeFrom
+    })
+  })
 
 // ---------------------------------------------------------------------------------------------
 // Validation

@@ -35,6 +35,7 @@ import * as FiberRef from "effect/FiberRef"
 import * as Metric from "effect/Metric"
 import * as MetricBoundaries from "effect/MetricBoundaries"
 import * as MetricLabel from "effect/MetricLabel"
+import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Tracer from "effect/Tracer"
 import type * as ChatRequest from "./ChatRequest.js"
@@ -202,7 +203,7 @@ const observe = (seen: Seen, chunk: Chunk.Chunk<StreamChunk.StreamChunk>, now: (
 export const instrument =
   (provider: string, model: string, request?: ChatRequest.ChatRequest | undefined) =>
   <E, R>(self: Stream.Stream<StreamChunk.StreamChunk, E, R>): Stream.Stream<StreamChunk.StreamChunk, E, R> =>
-    Source.toStream(
+    Source.toStream((scope) =>
       Effect.gen(function*() {
         const clock = yield* Effect.clock
         const prices = yield* Pricing.Prices
@@ -261,12 +262,12 @@ export const instrument =
           span.end(ended, seen.error === undefined ? Exit.void : Exit.fail(QuickError.fromInfo(seen.error)))
           return record(provider, model, usage, seen.error, ttfcMs, Number(ended - started) / 1e6)
         })
-        yield* Effect.addFinalizer(() => finish)
+        yield* Scope.addFinalizer(scope, finish)
         // The span is the parent of what the stream does: opening it (the HTTP request) and each
         // take, unless the take uses nothing from the context (our transport's).
         const withSpan = <A, E2, R2>(effect: Effect.Effect<A, E2, R2>) =>
           Effect.provideService(effect, Tracer.ParentSpan, span)
-        const take = yield* withSpan(Source.of(self))
+        const take = yield* withSpan(Source.of(self)(scope))
         return Effect.map(Source.isContextFree(take) ? take : withSpan(take), (chunk) => {
           if (chunk !== undefined) observe(seen, chunk, now)
           return chunk

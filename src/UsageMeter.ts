@@ -26,6 +26,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import * as Source from "./internal/source.js"
@@ -239,77 +240,80 @@ export const track =
   (provider: string, model: string) =>
   <E, R>(self: Stream.Stream<StreamChunk.StreamChunk, E, R>): Stream.Stream<StreamChunk.StreamChunk, E, R> =>
     Source.toStream(
-      Effect.flatMap(Effect.all([Effect.serviceOption(UsageMeter), Pricing.Prices]), ([maybe, prices]) => {
-        const source = Source.of(self)
-        if (Option.isNone(maybe)) return source
-        const meter = maybe.value
-        const key = `${provider}:${model}`
-        const price = Pricing.lookup(prices, provider, model)
-        let usage: Usage.Usage | undefined = undefined
-        let cacheRead: number | undefined = undefined
-        let cacheWrite: number | undefined = undefined
-        let recorded = false
-        // A provider may report cache use only in cache chunks: the meter must count what they said.
-        const final = (): Usage.Usage | undefined => {
-          if (usage === undefined) {
-            return cacheRead === undefined && cacheWrite === undefined
-              ? undefined
-              : {
-                ...Usage.empty,
-                ...(cacheRead !== undefined ? { cacheReadTokens: cacheRead } : {}),
-                ...(cacheWrite !== undefined ? { cacheWriteTokens: cacheWrite } : {})
+      (scope) =>
+        Effect.contextWithEffect((context: Context.Context<never>) => {
+          const source = Source.of(self)
+          const maybe = Context.getOption(context, UsageMeter)
+          if (Option.isNone(maybe)) return source(scope)
+          const meter = maybe.value
+          const prices = Context.get(context, Pricing.Prices)
+          const key = `${provider}:${model}`
+          const price = Pricing.lookup(prices, provider, model)
+          let usage: Usage.Usage | undefined = undefined
+          let cacheRead: number | undefined = undefined
+          let cacheWrite: number | undefined = undefined
+          let recorded = false
+          // A provider may report cache use only in cache chunks: the meter must count what they said.
+          const final = (): Usage.Usage | undefined => {
+            if (usage === undefined) {
+              return cacheRead === undefined && cacheWrite === undefined
+                ? undefined
+                : {
+                  ...Usage.empty,
+                  ...(cacheRead !== undefined ? { cacheReadTokens: cacheRead } : {}),
+                  ...(cacheWrite !== undefined ? { cacheWriteTokens: cacheWrite } : {})
+                }
+            }
+            return {
+              ...usage,
+              ...(usage.cacheReadTokens === undefined && cacheRead !== undefined ? { cacheReadTokens: cacheRead } : {}),
+              ...(usage.cacheWriteTokens === undefined && cacheWrite !== undefined
+                ? { cacheWriteTokens: cacheWrite }
+                : {})
+            }
+          }
+          const recordOnce = (failed: boolean): Effect.Effect<void> =>
+            Effect.suspend(() => {
+              if (recorded) return Effect.void
+              recorded = true
+              return SubscriptionRef.update(meter.totals, (t) => add(t, key, final(), failed, price))
+            })
+          const step = (
+            totals: Totals | undefined,
+            c: StreamChunk.StreamChunk
+          ): Effect.Effect<StreamChunk.StreamChunk> => {
+            switch (c.type) {
+              case "usage":
+                usage = Usage.merge(usage, c.usage)
+                return Effect.succeed(c)
+              case "cache-read": {
+                const n = Usage.count(c.cacheReadTokens) ?? 0
+                cacheRead = n
+                return Effect.succeed(StreamChunk.cacheRead(n, Usage.addCounts(totals?.cacheReadTokens ?? 0, n)))
               }
-          }
-          return {
-            ...usage,
-            ...(usage.cacheReadTokens === undefined && cacheRead !== undefined ? { cacheReadTokens: cacheRead } : {}),
-            ...(usage.cacheWriteTokens === undefined && cacheWrite !== undefined
-              ? { cacheWriteTokens: cacheWrite }
-              : {})
-          }
-        }
-        const recordOnce = (failed: boolean): Effect.Effect<void> =>
-          Effect.suspend(() => {
-            if (recorded) return Effect.void
-            recorded = true
-            return SubscriptionRef.update(meter.totals, (t) => add(t, key, final(), failed, price))
-          })
-        const step = (
-          totals: Totals | undefined,
-          c: StreamChunk.StreamChunk
-        ): Effect.Effect<StreamChunk.StreamChunk> => {
-          switch (c.type) {
-            case "usage":
-              usage = Usage.merge(usage, c.usage)
-              return Effect.succeed(c)
-            case "cache-read": {
-              const n = Usage.count(c.cacheReadTokens) ?? 0
-              cacheRead = n
-              return Effect.succeed(StreamChunk.cacheRead(n, Usage.addCounts(totals?.cacheReadTokens ?? 0, n)))
+              case "cache-write": {
+                const n = Usage.count(c.cacheWriteTokens) ?? 0
+                cacheWrite = n
+                return Effect.succeed(StreamChunk.cacheWrite(n, Usage.addCounts(totals?.cacheWriteTokens ?? 0, n)))
+              }
+              case "finish":
+              case "error":
+                return Effect.as(recordOnce(c.type === "error"), c)
+              default:
+                return Effect.succeed(c)
             }
-            case "cache-write": {
-              const n = Usage.count(c.cacheWriteTokens) ?? 0
-              cacheWrite = n
-              return Effect.succeed(StreamChunk.cacheWrite(n, Usage.addCounts(totals?.cacheWriteTokens ?? 0, n)))
-            }
-            case "finish":
-            case "error":
-              return Effect.as(recordOnce(c.type === "error"), c)
-            default:
-              return Effect.succeed(c)
           }
-        }
-        const meterBatch = (chunk: Chunk.Chunk<StreamChunk.StreamChunk> | undefined) => {
-          if (chunk === undefined || !Chunk.some(chunk, needsMeter)) return Effect.succeed(chunk)
-          return Effect.flatMap(
-            SubscriptionRef.get(meter.totals),
-            (totals) => Effect.map(Effect.forEach(chunk, (c) => step(totals, c)), Chunk.unsafeFromArray)
+          const meterBatch = (chunk: Chunk.Chunk<StreamChunk.StreamChunk> | undefined) => {
+            if (chunk === undefined || !Chunk.some(chunk, needsMeter)) return Effect.succeed(chunk)
+            return Effect.flatMap(
+              SubscriptionRef.get(meter.totals),
+              (totals) => Effect.map(Effect.forEach(chunk, (c) => step(totals, c)), Chunk.unsafeFromArray)
+            )
+          }
+          // Stopped before its terminal chunk: the request was sent all the same.
+          return Effect.zipRight(
+            Scope.addFinalizer(scope, Effect.suspend(() => recordOnce(false))),
+            Effect.map(source(scope), (take) => Source.derive(take, Effect.flatMap(take, meterBatch)))
           )
-        }
-        // Stopped before its terminal chunk: the request was sent all the same.
-        return Effect.zipRight(
-          Effect.addFinalizer(() => recordOnce(false)),
-          Effect.map(source, (take) => Source.derive(take, Effect.flatMap(take, meterBatch)))
-        )
-      })
+        })
     )

@@ -17,27 +17,31 @@ import * as Channel from "effect/Channel"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import type * as Scope from "effect/Scope"
+import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Unwrap from "./unwrap.js"
 
 /** Pulls the next batch: `undefined` once the stream ended. */
 export type Take<A, E = never, R = never> = Effect.Effect<Chunk.Chunk<A> | undefined, E, R>
 
-/** Opens a stream in the scope (closing the scope stops it) and gives its {@link Take}. */
-export type Source<A, E = never, R = never> = Effect.Effect<Take<A, E, R>, E, R | Scope.Scope>
+/**
+ * Opens a stream in `scope` (closing the scope stops it) and gives its {@link Take}. The scope is
+ * passed, not provided: providing a service costs about twenty Effect steps.
+ */
+export type Source<A, E = never, R = never> = (scope: Scope.Scope) => Effect.Effect<Take<A, E, R>, E, R>
 
 /** The sources of the streams {@link toStream} made. */
 const sources = new WeakMap<object, Source<unknown, unknown, unknown>>()
 
 /** The stream of a source (one channel loop), remembering the source for {@link of}. */
-export const toStream = <A, E, R>(source: Source<A, E, R>): Stream.Stream<A, E, Exclude<R, Scope.Scope>> => {
-  // A take needs what the source needs but the scope, which only opening it uses.
-  const stream = Unwrap.unwrapScoped(Effect.map(source, (take) => Stream.fromChannel(loop(take)))) as Stream.Stream<
-    A,
-    E,
-    Exclude<R, Scope.Scope>
-  >
+export const toStream = <A, E, R>(source: Source<A, E, R>): Stream.Stream<A, E, R> => {
+  const stream = Unwrap.unwrap(
+    Effect.map(Scope.make(), (scope) =>
+      Stream.ensuringWith(
+        Unwrap.unwrap(Effect.map(source(scope), (take) => Stream.fromChannel(loop(take)))),
+        (exit) => Scope.close(scope, exit)
+      ))
+  )
   sources.set(stream, source as Source<unknown, unknown, unknown>)
   return stream
 }
@@ -54,10 +58,22 @@ const loop = <A, E, R>(take: Take<A, E, R>): Channel.Channel<Chunk.Chunk<A>, unk
 /** The source of a stream: the one it was made from by {@link toStream}, else one pulling its channel. */
 export const of = <A, E, R>(stream: Stream.Stream<A, E, R>): Source<A, E, R> =>
   (sources.get(stream) as Source<A, E, R> | undefined) ??
-    Effect.map(
-      Channel.toPull(Stream.toChannel(stream)),
-      (pull): Take<A, E, R> => Effect.map(pull, (next) => (Either.isLeft(next) ? undefined : next.right))
-    )
+    ((scope) =>
+      Effect.map(
+        Channel.toPullIn(Stream.toChannel(stream), scope),
+        (pull): Take<A, E, R> => Effect.map(pull, (next) => (Either.isLeft(next) ? undefined : next.right))
+      ))
+
+/** Opens the source in a scope of its own, closed when `use` is done with its take, as `Effect.scoped`. */
+export const use = <A, E, R, B, E2, R2>(
+  source: Source<A, E, R>,
+  f: (take: Take<A, E, R>) => Effect.Effect<B, E2, R2>
+): Effect.Effect<B, E | E2, R | R2> =>
+  Effect.acquireUseRelease(
+    Scope.make(),
+    (scope) => Effect.flatMap(source(scope), f),
+    (scope, exit) => Scope.close(scope, exit)
+  )
 
 /** Takes that use nothing from the fiber's context (no service, no span). */
 const contextFree = new WeakSet<object>()
@@ -80,8 +96,8 @@ export const derive = <T extends Take<unknown, unknown, unknown>>(from: Take<unk
   contextFree.has(from) ? markContextFree(take) : take
 
 /** A stream whose source is made when it is opened, as `Stream.suspend`. */
-export const suspend = <A, E, R>(f: () => Stream.Stream<A, E, R>): Stream.Stream<A, E, Exclude<R, Scope.Scope>> =>
-  toStream(Effect.suspend(() => of(f())))
+export const suspend = <A, E, R>(f: () => Stream.Stream<A, E, R>): Stream.Stream<A, E, R> =>
+  toStream((scope) => Effect.suspend(() => of(f())(scope)))
 
 /** A take giving `first` (when it has elements), then what `rest` gives (nothing when undefined). */
 export const prepend = <A, E, R>(first: Chunk.Chunk<A>, rest: Take<A, E, R> | undefined): Take<A, E, R> => {

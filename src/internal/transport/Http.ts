@@ -18,6 +18,7 @@ import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as HttpTraceContext from "@effect/platform/HttpTraceContext"
 import * as Channel from "effect/Channel"
 import * as Chunk from "effect/Chunk"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
@@ -25,7 +26,7 @@ import * as Fiber from "effect/Fiber"
 import * as FiberRef from "effect/FiberRef"
 import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
-import type * as Scope from "effect/Scope"
+import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type * as Tracer from "effect/Tracer"
 import * as LlmError from "../../LlmError.js"
@@ -44,10 +45,10 @@ export interface Response {
   /** Header names in lower case. */
   readonly headers: Readonly<Record<string, string>>
   /**
-   * Opens the body for reading, a network read at a time; closing the scope before the end stops
+   * Opens the body for reading in `scope`, a network read at a time; closing the scope before the end stops
    * reading and closes the request.
    */
-  readonly open: Effect.Effect<Body, never, Scope.Scope>
+  readonly open: (scope: Scope.Scope) => Effect.Effect<Body>
 }
 
 /** A body being read. */
@@ -199,11 +200,29 @@ const recordHeaders = (
 }
 
 /**
- * Posts a JSON body and returns the response as soon as its headers arrive. Fails with `network`
- * when the request cannot be sent, with `invalid_request` when the body is not serializable or a
- * redirect leads to another origin.
+ * Sets up the fiber a request runs in for the rest of its life: the platform's own client span off
+ * (we record ours) and a fetch client handing redirects to us rather than following them with the
+ * key headers. Three Effect steps, where `Effect.locally` and `Effect.provideService` around each
+ * request cost about twenty each.
  */
-export const postJson = (options: {
+const configureFiber: Effect.Effect<void> = Effect.zipRight(
+  FiberRef.set(HttpClient.currentTracerDisabledWhen, () => true),
+  FiberRef.update(FiberRef.currentContext, (context) =>
+    Context.add(context, FetchHttpClient.RequestInit, {
+      ...Option.getOrElse(Context.getOption(context, FetchHttpClient.RequestInit), () => ({})),
+      redirect: "manual"
+    }))
+)
+
+/**
+ * Posts a JSON body with `client` and returns the response as soon as its headers arrive. Fails
+ * with `network` when the request cannot be sent, with `invalid_request` when the body is not
+ * serializable or a redirect leads to another origin.
+ *
+ * It must run in a fiber of its own (the transport's header phase), which it sets up for requests
+ * ({@link configureFiber}) and leaves so.
+ */
+export const postJson = (client: HttpClient.HttpClient, options: {
   readonly url: string
   readonly headers: Readonly<Record<string, string>>
   readonly body: unknown
@@ -212,7 +231,7 @@ export const postJson = (options: {
   readonly mask?: Redact.Masker | undefined
   /** Signs each request sent (see {@link Signer}). */
   readonly sign?: Signer | undefined
-}): Effect.Effect<Response, LlmError.LlmError, HttpClient.HttpClient> =>
+}): Effect.Effect<Response, LlmError.LlmError> =>
   Effect.gen(function*() {
     const { mask, provider } = options
     let json: string
@@ -229,9 +248,7 @@ export const postJson = (options: {
     const badHeader = invalidHeader(options.headers, provider)
     if (badHeader !== undefined) return yield* Effect.fail(badHeader)
     const origin = resolve(options.url, "http://invalid.invalid")?.origin
-    const client = yield* HttpClient.HttpClient
-    // A fetch client must hand redirects to us rather than follow them with the key headers.
-    const init = Option.getOrElse(yield* Effect.serviceOption(FetchHttpClient.RequestInit), () => ({}))
+    yield* configureFiber
     const propagate = yield* FiberRef.get(HttpClient.currentTracerPropagation)
     const signed = (url: string): Effect.Effect<Readonly<Record<string, string>>, LlmError.LlmError> => {
       const sign = options.sign
@@ -270,10 +287,7 @@ export const postJson = (options: {
               recordHeaders(span, "http.response.header", lowerCased(response.headers), spanResponseHeaders, mask)
             })
           )
-        })).pipe(
-          Effect.locally(HttpClient.currentTracerDisabledWhen, () => true),
-          Effect.provideService(FetchHttpClient.RequestInit, { ...init, redirect: "manual" })
-        )
+        }))
     let url = options.url
     for (let redirects = 0;; redirects++) {
       const response = yield* send(url)
@@ -411,10 +425,11 @@ const drain = (reads: Reads, done: () => void): void => {
 const openBody = (
   response: HttpClientResponse.HttpClientResponse,
   failed: (cause: unknown) => LlmError.LlmError
-): Effect.Effect<Body, never, Scope.Scope> =>
+) =>
+(scope: Scope.Scope): Effect.Effect<Body> =>
   Effect.suspend(() => {
     const reads = readsOf(response)
-    if (reads === undefined) return openStream(response.stream, failed)
+    if (reads === undefined) return openStream(response.stream, failed, scope)
     let ended = false
     let complete = false
     const request: Body["request"] = (done) => {
@@ -451,7 +466,7 @@ const openBody = (
       drain(reads, once)
       afterIo(once)
     })
-    return Effect.as(Effect.addFinalizer(() => close), { read, request, complete: () => void (complete = true) })
+    return Effect.as(Scope.addFinalizer(scope, close), { read, request, complete: () => void (complete = true) })
   })
 
 /**
@@ -461,10 +476,11 @@ const openBody = (
  */
 const openStream = (
   stream: Stream.Stream<Uint8Array, unknown>,
-  failed: (cause: unknown) => LlmError.LlmError
-): Effect.Effect<Body, never, Scope.Scope> =>
+  failed: (cause: unknown) => LlmError.LlmError,
+  scope: Scope.Scope
+): Effect.Effect<Body> =>
   Effect.gen(function*() {
-    const pull = yield* Channel.toPull(Stream.toChannel(stream))
+    const pull = yield* Channel.toPullIn(Stream.toChannel(stream), scope)
     const runtime = yield* Effect.runtime<never>()
     let held: Array<Uint8Array> = []
     const read: Effect.Effect<Uint8Array | undefined, LlmError.LlmError> = Effect.suspend(() => {
@@ -492,6 +508,9 @@ const openStream = (
       })
     }
     // Runs before the pull's own finalizer (the body's end): a read under way stops first.
-    yield* Effect.addFinalizer(() => (reading === undefined ? Effect.void : Fiber.interrupt(reading)))
+    yield* Scope.addFinalizer(
+      scope,
+      Effect.suspend(() => (reading === undefined ? Effect.void : Fiber.interrupt(reading)))
+    )
     return { read, request, complete: () => undefined }
   })

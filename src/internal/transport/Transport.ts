@@ -531,12 +531,14 @@ interface Opened {
  * until it shows it is a stream.
  */
 const open = <Ev>(
+  client: Http.Client,
   req: Request<Ev>,
   mask: Redact.Masker | undefined,
-  watch: Watchdog
-): Effect.Effect<Opened, LlmError.LlmError, Http.Client | Scope.Scope> =>
+  watch: Watchdog,
+  scope: Scope.Scope
+): Effect.Effect<Opened, LlmError.LlmError> =>
   Effect.gen(function*() {
-    const response = yield* Http.postJson({
+    const response = yield* Http.postJson(client, {
       url: req.url,
       headers: req.headers,
       body: req.body,
@@ -546,7 +548,7 @@ const open = <Ev>(
     })
     watch.startIdle()
     const headers = maskHeaders(response.headers, mask)
-    const body = yield* response.open
+    const body = yield* response.open(scope)
     const pull: Pull = body.read
     if (response.status < 200 || response.status >= 300) {
       return yield* statusError(req, response.status, headers, yield* readDocument(pull, watch, [], false, mask))
@@ -656,15 +658,17 @@ interface Started {
  * before that point fails (and closes this attempt's connection) so the caller can retry.
  */
 const start = <Ev>(
+  outer: Scope.Scope,
+  client: Http.Client,
   req: Request<Ev>,
   mask: Redact.Masker | undefined,
   total: Total,
   attempt: () => number,
   observer: Raw.Observer | undefined
-): Effect.Effect<Started, LlmError.LlmError, Http.Client | Scope.Scope> =>
+): Effect.Effect<Started, LlmError.LlmError> =>
   Effect.gen(function*() {
     if (total.at !== Infinity && (yield* Clock.currentTimeMillis) >= total.at) return yield* Effect.fail(total.error())
-    const scope = yield* Scope.fork(yield* Effect.scope, ExecutionStrategy.sequential)
+    const scope = yield* Scope.fork(outer, ExecutionStrategy.sequential)
     const headers = Duration.decode(req.timeouts?.headers ?? defaultHeadersTimeout)
     const idle = Duration.decode(req.timeouts?.idle ?? defaultIdleTimeout)
     const watch: Watchdog = new Watch.Watch(yield* Effect.clock, {
@@ -679,7 +683,7 @@ const start = <Ev>(
     const n = attempt()
     // Closes this attempt's connection before a retry opens the next one.
     const giveUp = (error: LlmError.LlmError) => Effect.zipRight(Scope.close(scope, Exit.void), Effect.fail(error))
-    const header = yield* Effect.forkIn(Scope.extend(open(req, mask, watch), scope), scope)
+    const header = yield* Effect.forkIn(open(client, req, mask, watch, scope), scope)
     const opened = yield* Effect.either(watch.wait<Opened>((done) => header.addObserver(done)))
     if (Either.isLeft(opened)) return yield* giveUp(opened.left)
     const own = reader(req, mask, n, watch, opened.right)
@@ -768,28 +772,40 @@ const sourceWith = <Ev>(
   const secrets = [...(req.secrets ?? []), ...Http.secretsOf(req.headers)]
   const mask = maskerOf(req.secrets, secrets)
   const limit = Duration.decode(req.timeouts?.total ?? defaultTotalTimeout)
-  const open = Effect.flatMap(Effect.zip(Effect.clock, Raw.RawObserver), ([clock, observer]) => {
-    let attempts = 0
-    const total: Total = {
-      at: Duration.isFinite(limit) ? clock.unsafeCurrentTimeMillis() + Duration.toMillis(limit) : Infinity,
-      error: () =>
-        QuickError.make({
-          code: "timeout",
-          message: `Total timeout: the stream took longer than ${Duration.format(limit)}`,
-          provider: req.provider
-        })
-    }
-    // A wait between attempts never runs past the total limit; the attempt after it then fails.
-    const schedule = Schedule.modifyDelay(
-      Retry.policy(req.retry),
-      (_, delay) => Duration.min(delay, Duration.millis(Math.max(0, total.at - clock.unsafeCurrentTimeMillis())))
-    )
-    return start(req, mask, total, () => ++attempts, observer).pipe(
-      Effect.retry({ schedule, while: (e) => e.retryable && clock.unsafeCurrentTimeMillis() < total.at }),
-      Effect.provideService(Http.Client, client),
-      Effect.map(takeOf)
-    )
-  })
+  const open = (scope: Scope.Scope) =>
+    Effect.flatMap(Effect.zip(Effect.clock, Raw.RawObserver), ([clock, observer]) => {
+      let attempts = 0
+      const total: Total = {
+        at: Duration.isFinite(limit) ? clock.unsafeCurrentTimeMillis() + Duration.toMillis(limit) : Infinity,
+        error: () =>
+          QuickError.make({
+            code: "timeout",
+            message: `Total timeout: the stream took longer than ${Duration.format(limit)}`,
+            provider: req.provider
+          })
+      }
+      // A wait between attempts never runs past the total limit; the attempt after it then fails.
+      const schedule = Schedule.modifyDelay(
+        Retry.policy(req.retry),
+        (_, delay) => Duration.min(delay, Duration.millis(Math.max(0, total.at - clock.unsafeCurrentTimeMillis())))
+      )
+      const attempt = start(scope, client, req, mask, total, () => ++attempts, observer)
+      const retryWhile = (e: LlmError.LlmError) => e.retryable && clock.unsafeCurrentTimeMillis() < total.at
+      // The retry schedule starts only once the first attempt has failed (its machinery costs about 35
+      // Effect steps per request): that failure is its first input, so it decides as it always would.
+      return Effect.map(
+        Effect.catchAll(attempt, (failure) => {
+          let replayed = false
+          const again = Effect.suspend(() => {
+            if (replayed) return attempt
+            replayed = true
+            return Effect.fail(failure)
+          })
+          return Effect.retry(again, { schedule, while: retryWhile })
+        }),
+        takeOf
+      )
+    })
   if (mask === undefined) return open
   // Every ending but an interruption is masked here, a defect too (its message may quote what it read).
   const masked = <A, R>(effect: Effect.Effect<A, LlmError.LlmError, R>): Effect.Effect<A, LlmError.LlmError, R> =>
@@ -797,5 +813,5 @@ const sourceWith = <Ev>(
       Cause.isInterruptedOnly(cause)
         ? Effect.failCause(cause)
         : Effect.fail(QuickError.fromInfo(maskInfo(mask, StreamChunk.errorFromCause(cause, req.provider)))))
-  return Effect.map(masked(open), (take) => Source.derive(take, masked(take)))
+  return (scope) => Effect.map(masked(open(scope)), (take) => Source.derive(take, masked(take)))
 }
