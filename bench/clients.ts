@@ -13,13 +13,10 @@ import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
 import { existsSync } from "node:fs"
 import { fileURLToPath } from "node:url"
-import * as Interop from "../src/interop/Interop.js"
-import * as LanguageModel from "../src/LanguageModel.js"
-import * as Anthropic from "../src/providers/anthropic/index.js"
-import * as OpenAiChat from "../src/providers/openai-chat/index.js"
-import * as OpenAiResponses from "../src/providers/openai-responses/index.js"
-import * as Response from "../src/Response.js"
-import type * as StreamChunk from "../src/StreamChunk.js"
+// The package as users install it: the build (`dist/`), or the sources under the
+// `effect-llm-stream/source` condition (the profiling scripts).
+import { Anthropic, Interop, LanguageModel, OpenAiChat, OpenAiResponses, Response } from "effect-llm-stream"
+import type { StreamChunk } from "effect-llm-stream"
 import type { Acc } from "./acc.js"
 import * as Floors from "./floors.js"
 import type { Family } from "./streams.js"
@@ -140,6 +137,18 @@ export const ours: ReadonlyArray<Client> = [
     name: "ours README (collectWith)",
     families: all,
     make: perRun((acc, stream) => Response.collectWith((c) => onChunk(acc, c))(stream))
+  },
+  {
+    // The README's way of consuming in a long-lived program: collectWith, one runtime for every run.
+    name: "ours collectWith",
+    families: all,
+    make: withRuntime(FetchHttpClient.layer, async (runtime, acc, signal) => {
+      const r = await runtime.runPromise(
+        Response.collectWith((c) => onChunk(acc, c))(LanguageModel.stream("benchmark")),
+        opts(signal)
+      )
+      if (r.toolCalls[0] !== undefined) acc.argsParsed(r.toolCalls[0].arguments)
+    })
   },
   {
     // An Effect per chunk: Stream.tap, then Response.collect, the layers provided per run.

@@ -78,7 +78,8 @@ interface SeqResult {
 }
 
 /** Collect-style consumers have no per-chunk hook: their first chunk is their last. */
-const noFirst = (name: string): boolean => name.includes("collect") && !name.includes("README") && !name.includes("tap")
+const noFirst = (name: string): boolean =>
+  name.includes("collect") && !name.includes("collectWith") && !name.includes("tap")
 
 // --- the plan -------------------------------------------------------------------------------------
 
@@ -194,9 +195,11 @@ const main = async (): Promise<void> => {
     // Concurrency.
     const concClients = names(
       "chat",
-      (n) => !n.startsWith("ours") || n === "ours runForEach" || n === "ours collect" || n === "ours runForEach, undici"
+      (n) =>
+        !n.startsWith("ours") || n === "ours runForEach" || n === "ours collect" || n === "ours collectWith" ||
+        n === "ours runForEach, undici"
     )
-      .filter((n) => !quick || n === "floor" || n === "ours runForEach")
+      .filter((n) => !quick || n === "floor" || n === "ours runForEach" || n === "ours collectWith")
     p()
     p(`### Concurrent streams (${Streams.scenario("concurrent").title}; each client in its own process; median of ${
       quick ? 1 : 3
@@ -248,9 +251,9 @@ const main = async (): Promise<void> => {
     p("|---|---|---|")
     const passClients = names(
       "chat",
-      (n) => ["floor", "ours runForEach", "ours toAsyncIterable", "openai 6"].includes(n)
+      (n) => ["floor", "ours runForEach", "ours collectWith", "ours toAsyncIterable", "openai 6"].includes(n)
     )
-      .filter((n) => !quick || n === "floor" || n === "ours runForEach")
+      .filter((n) => !quick || n === "floor" || n === "ours runForEach" || n === "ours collectWith")
     for (const c of passClients) {
       log(`pass-through: ${c} …`)
       const r = await work<{ ms: number; peakGrowth: number }>({

@@ -7,6 +7,7 @@
  *   first chunk and stay open), against the same N streams read with plain `fetch`.
  */
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import { LanguageModel, OpenAiChat, StreamChunk } from "effect-llm-stream"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
@@ -14,9 +15,6 @@ import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
 import { spawn } from "node:child_process"
-import * as LanguageModel from "../src/LanguageModel.js"
-import * as OpenAiChat from "../src/providers/openai-chat/index.js"
-import * as StreamChunk from "../src/StreamChunk.js"
 
 const mb = (n: number): string => `${(n / 1024 / 1024).toFixed(1)} MB`
 const kb = (n: number): string => `${(n / 1024).toFixed(1)} KB`

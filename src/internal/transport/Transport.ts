@@ -19,6 +19,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import * as Schedule from "effect/Schedule"
 import * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
@@ -652,6 +653,38 @@ interface Started {
 }
 
 /**
+ * Runs the header phase in a fiber of its own, interrupted if `scope` closes while it runs, and
+ * gives the watch's way to wait for it. Like `Effect.forkIn`, without its scope per fiber, and the
+ * fiber is let go once it is done (a stream holds nothing of it while it is read).
+ */
+const headerPhase = (
+  phase: Effect.Effect<Opened, LlmError.LlmError>,
+  scope: Scope.Scope
+): Effect.Effect<(done: (exit: Exit.Exit<Opened, LlmError.LlmError>) => void) => void> =>
+  Effect.flatMap(Effect.forkDaemon(phase), (fiber) => {
+    // Only these refer to the fiber and its end, each dropped once used.
+    let running: Fiber.RuntimeFiber<Opened, LlmError.LlmError> | undefined = fiber
+    let ended: Exit.Exit<Opened, LlmError.LlmError> | undefined = undefined
+    let waiter: ((exit: Exit.Exit<Opened, LlmError.LlmError>) => void) | undefined = undefined
+    fiber.addObserver((exit) => {
+      running = undefined
+      if (waiter === undefined) return void (ended = exit)
+      const done = waiter
+      waiter = undefined
+      done(exit)
+    })
+    return Effect.as(
+      Scope.addFinalizer(scope, Effect.suspend(() => (running === undefined ? Effect.void : Fiber.interrupt(running)))),
+      (done) => {
+        if (ended === undefined) return void (waiter = done)
+        const exit = ended
+        ended = undefined
+        done(exit)
+      }
+    )
+  })
+
+/**
  * Starts an attempt (its header phase, and the watchdog enforcing the header and idle timeouts) and
  * takes its chunks until the first content chunk, holding back metadata/usage/cache chunks so a
  * retried attempt never shows the consumer two beginnings. A retryable failure or in-band error
@@ -683,8 +716,9 @@ const start = <Ev>(
     const n = attempt()
     // Closes this attempt's connection before a retry opens the next one.
     const giveUp = (error: LlmError.LlmError) => Effect.zipRight(Scope.close(scope, Exit.void), Effect.fail(error))
-    const header = yield* Effect.forkIn(open(client, req, mask, watch, scope), scope)
-    const opened = yield* Effect.either(watch.wait<Opened>((done) => header.addObserver(done)))
+    const opened = yield* Effect.either(
+      watch.wait<Opened>(yield* headerPhase(open(client, req, mask, watch, scope), scope))
+    )
     if (Either.isLeft(opened)) return yield* giveUp(opened.left)
     const own = reader(req, mask, n, watch, opened.right)
     const take = req.raw === undefined ? own : passRaw(own, observer)
@@ -784,17 +818,17 @@ const sourceWith = <Ev>(
             provider: req.provider
           })
       }
-      // A wait between attempts never runs past the total limit; the attempt after it then fails.
-      const schedule = Schedule.modifyDelay(
-        Retry.policy(req.retry),
-        (_, delay) => Duration.min(delay, Duration.millis(Math.max(0, total.at - clock.unsafeCurrentTimeMillis())))
-      )
       const attempt = start(scope, client, req, mask, total, () => ++attempts, observer)
       const retryWhile = (e: LlmError.LlmError) => e.retryable && clock.unsafeCurrentTimeMillis() < total.at
       // The retry schedule starts only once the first attempt has failed (its machinery costs about 35
       // Effect steps per request): that failure is its first input, so it decides as it always would.
       return Effect.map(
         Effect.catchAll(attempt, (failure) => {
+          // A wait between attempts never runs past the total limit; the attempt after it then fails.
+          const schedule = Schedule.modifyDelay(
+            Retry.policy(req.retry),
+            (_, delay) => Duration.min(delay, Duration.millis(Math.max(0, total.at - clock.unsafeCurrentTimeMillis())))
+          )
           let replayed = false
           const again = Effect.suspend(() => {
             if (replayed) return attempt
