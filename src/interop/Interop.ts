@@ -30,10 +30,17 @@
  * @since 0.1.0
  */
 import * as Cause from "effect/Cause"
+import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as FiberId from "effect/FiberId"
 import * as Layer from "effect/Layer"
 import type * as ManagedRuntime from "effect/ManagedRuntime"
+import * as Runtime from "effect/Runtime"
+import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
+import * as Source from "../internal/source.js"
 import * as LlmError from "../LlmError.js"
 import * as StreamChunk from "../StreamChunk.js"
 
@@ -117,7 +124,119 @@ export const provide = <R, E>(
 export const toAsyncIterable = <R, E>(
   stream: Stream.Stream<StreamChunk.StreamChunk, never, R>,
   provided: Provided<R, E>
-): AsyncIterable<StreamChunk.StreamChunk> => Stream.toAsyncIterable(provide(stream, provided))
+): AsyncIterable<StreamChunk.StreamChunk> => ({
+  [Symbol.asyncIterator]: () => new Iterator(Source.of(stream), provided)
+})
+
+/** What a run holds once opened: its runtime, its scope and its take. */
+interface Opened<R> {
+  readonly runtime: Runtime.Runtime<R>
+  readonly scope: Scope.CloseableScope
+  readonly take: Source.Take<StreamChunk.StreamChunk, never, R>
+}
+
+/**
+ * One run of {@link toAsyncIterable}: the source is pulled a batch (a network read) at a time, each
+ * take run as one fiber, and the batch's chunks are handed out without Effect — where
+ * `Stream.toAsyncIterable` runs an Effect and a promise hand-over per chunk.
+ */
+class Iterator<R, E> implements AsyncIterator<StreamChunk.StreamChunk> {
+  private opened: Opened<R> | undefined = undefined
+  private batch: ReadonlyArray<StreamChunk.StreamChunk> = []
+  private index = 0
+  private ended = false
+  /** The fiber of the open or take under way. */
+  private running: Fiber.RuntimeFiber<unknown, unknown> | undefined = undefined
+
+  constructor(
+    private readonly source: Source.Source<StreamChunk.StreamChunk, never, R>,
+    private readonly provided: Provided<R, E>
+  ) {}
+
+  next(): Promise<IteratorResult<StreamChunk.StreamChunk>> {
+    if (this.index < this.batch.length) return Promise.resolve({ done: false, value: this.batch[this.index++]! })
+    if (this.ended) return Promise.resolve({ done: true, value: undefined })
+    const opened = this.opened
+    if (opened === undefined) return this.open()
+    return this.await(Runtime.runFork(opened.runtime)(opened.take), (batch) => {
+      if (batch !== undefined) {
+        this.batch = Chunk.toReadonlyArray(batch)
+        this.index = 0
+        return this.next()
+      }
+      return this.finish(Exit.void)
+    })
+  }
+
+  /** Leaving the loop early: the run under way stops and the scope closes, aborting the request. */
+  return(): Promise<IteratorResult<StreamChunk.StreamChunk>> {
+    this.batch = []
+    if (this.ended) return Promise.resolve({ done: true, value: undefined })
+    const running = this.running
+    this.running = undefined
+    const stop = running === undefined ? Promise.resolve() : Effect.runPromise(Fiber.interrupt(running))
+    return stop.then(() => this.finish(Exit.interrupt(FiberId.none)))
+  }
+
+  /** Builds what the stream needs and opens the source; a failure to build is the one error chunk. */
+  private open(): Promise<IteratorResult<StreamChunk.StreamChunk>> {
+    const { provided, source } = this
+    const opening: Effect.Effect<Opened<R> | StreamChunk.StreamChunk> = Effect.flatMap(Scope.make(), (scope) => {
+      const built: Effect.Effect<Runtime.Runtime<R>, E> = Layer.isLayer(provided)
+        ? Scope.extend(Layer.toRuntime(provided as Layer.Layer<R, E>), scope)
+        : (provided as ManagedRuntime.ManagedRuntime<R, E>).runtimeEffect
+      return Effect.matchCauseEffect(built, {
+        onFailure: (cause) =>
+          Cause.isInterruptedOnly(cause)
+            ? Effect.interrupt
+            : Effect.as(Scope.close(scope, Exit.void), provideFailure(cause)),
+        onSuccess: (runtime) =>
+          Effect.map(
+            // A source that fails to open (a defect) or is interrupted opening closes its scope.
+            Effect.onExit(
+              Effect.provide(source(scope), runtime),
+              (exit) => Exit.isFailure(exit) ? Scope.close(scope, exit) : Effect.void
+            ),
+            (take): Opened<R> => ({ runtime, scope, take })
+          )
+      })
+    })
+    return this.await(Effect.runFork(opening), (result) => {
+      if ("take" in result) {
+        this.opened = result
+        return this.next()
+      }
+      this.ended = true
+      return Promise.resolve({ done: false, value: result })
+    })
+  }
+
+  /** Waits for the fiber, then continues with its value; a defect rejects, as `Stream.toAsyncIterable` does. */
+  private await<A>(
+    fiber: Fiber.RuntimeFiber<A, never>,
+    then: (a: A) => Promise<IteratorResult<StreamChunk.StreamChunk>>
+  ): Promise<IteratorResult<StreamChunk.StreamChunk>> {
+    this.running = fiber
+    return new Promise((resolve, reject) => {
+      fiber.addObserver((exit) => {
+        if (this.running === fiber) this.running = undefined
+        if (Exit.isSuccess(exit)) return resolve(then(exit.value))
+        const ended = this.finish(exit)
+        if (Cause.isInterruptedOnly(exit.cause)) return resolve(ended)
+        ended.then(() => reject(Cause.squash(exit.cause)), reject)
+      })
+    })
+  }
+
+  /** The run is over: its scope closes (the layer is released). */
+  private finish(exit: Exit.Exit<unknown, unknown>): Promise<IteratorResult<StreamChunk.StreamChunk>> {
+    this.ended = true
+    const opened = this.opened
+    this.opened = undefined
+    if (opened === undefined) return Promise.resolve({ done: true, value: undefined })
+    return Effect.runPromise(Scope.close(opened.scope, exit)).then(() => ({ done: true, value: undefined }))
+  }
+}
 
 /**
  * A chunk stream as a web `ReadableStream` of chunk objects; cancelling it interrupts the stream

@@ -8,6 +8,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Redacted from "effect/Redacted"
+import * as Stream from "effect/Stream"
 import { describe, expect, it } from "vitest"
 import * as Interop from "../../src/interop/Interop.js"
 import * as LanguageModel from "../../src/LanguageModel.js"
@@ -119,6 +120,91 @@ describe("Interop.toAsyncIterable", () => {
     } finally {
       await server.close()
     }
+  })
+})
+
+describe("Interop.toAsyncIterable, run by run", () => {
+  it("each iteration runs the stream afresh, with every chunk", async () => {
+    const iterable = Interop.toAsyncIterable(LanguageModel.stream("hi"), TestModel.layer({ responses: script }))
+    expect(await collect(iterable)).toEqual(script)
+    expect(await collect(iterable)).toEqual(script)
+  })
+
+  it("chunks that come in batches (a network read) arrive one by one, in order", async () => {
+    const server = await ReplayServer.start({
+      "/v1/chat/completions": { reads: [delta("a") + delta("b") + delta("c"), delta("d")] }
+    })
+    try {
+      const model = Layer.provide(
+        OpenAiChat.layer({ model: "m", apiKey: Redacted.make("test-interop-key-123"), baseUrl: `${server.url}/v1` }),
+        FetchHttpClient.layer
+      )
+      const chunks = await collect(Interop.toAsyncIterable(LanguageModel.stream("hi"), model))
+      expect(chunks.filter(StreamChunk.is("text-delta")).map((c) => c.delta)).toEqual(["a", "b", "c", "d"])
+      expect(chunks[0]).toEqual(StreamChunk.metadata("openai", "m", "c1"))
+      const last = chunks[chunks.length - 1]
+      expect(last?.type === "error" ? last.error.code : last?.type).toBe("truncated")
+    } finally {
+      await server.close()
+    }
+  })
+
+  it("leaving the loop early releases the layer", async () => {
+    let released = 0
+    const tracked = Layer.merge(
+      TestModel.layer({ responses: script }),
+      Layer.scopedDiscard(Effect.addFinalizer(() => Effect.sync(() => released++)))
+    )
+    const seen: Array<string> = []
+    for await (const chunk of Interop.toAsyncIterable(LanguageModel.stream("hi"), tracked)) {
+      seen.push(chunk.type)
+      if (chunk.type === "text-delta") break
+    }
+    expect(seen).toEqual(["metadata", "text-delta"])
+    expect(released).toBe(1)
+  })
+
+  it("return() while a read waits ends that read with done and aborts the request", async () => {
+    const server = await ReplayServer.start({
+      "/v1/chat/completions": { reads: [delta("Hel")], stall: true }
+    })
+    try {
+      const model = Layer.provide(
+        OpenAiChat.layer({ model: "m", apiKey: Redacted.make("test-interop-key-123"), baseUrl: `${server.url}/v1` }),
+        FetchHttpClient.layer
+      )
+      const iterator = Interop.toAsyncIterable(LanguageModel.stream("hi"), model)[Symbol.asyncIterator]()
+      const firsts: Array<string> = []
+      for (;;) {
+        const next = await iterator.next()
+        if (next.done === true) break
+        firsts.push(next.value.type)
+        if (next.value.type === "text-delta") break
+      }
+      expect(firsts).toEqual(["metadata", "text-delta"])
+      const pending = iterator.next()
+      expect(await iterator.return!()).toEqual({ done: true, value: undefined })
+      expect(await pending).toEqual({ done: true, value: undefined })
+      expect(await iterator.next()).toEqual({ done: true, value: undefined })
+      expect(await eventually(() => server.requests[0]?.closedAtMs !== undefined)).toBe(true)
+      expect(server.requests[0]?.completed).toBe(false)
+    } finally {
+      await server.close()
+    }
+  })
+
+  it("a defect in the stream rejects the next read and still releases the layer", async () => {
+    let released = 0
+    const broken = Layer.merge(
+      Layer.succeed(LanguageModel.LanguageModel, {
+        provider: "test",
+        model: "m",
+        stream: () => Stream.die(new Error("boom"))
+      }),
+      Layer.scopedDiscard(Effect.addFinalizer(() => Effect.sync(() => released++)))
+    )
+    await expect(collect(Interop.toAsyncIterable(LanguageModel.stream("hi"), broken))).rejects.toThrow("boom")
+    expect(released).toBe(1)
   })
 })
 
