@@ -26,6 +26,8 @@ export class Acc {
   finishReason: string | undefined = undefined
   /** `performance.now()` when the first content (text, reasoning or argument delta) arrived. */
   firstAt = 0
+  /** The error the stream ended with, if any (thrown by the client once its run is over). */
+  failure: string | undefined = undefined
 
   constructor(readonly collect = true) {}
 

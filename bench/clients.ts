@@ -69,8 +69,15 @@ const onChunk = (acc: Acc, c: StreamChunk.StreamChunk): void => {
       acc.finish(c.reason)
       break
     case "error":
-      throw new Error(`${c.error.code}: ${c.error.message}`)
+      // Kept, and thrown once the run is over: an exception inside the run would be a defect, which
+      // the README tells users not to raise from a chunk callback.
+      acc.failure = `${c.error.code}: ${c.error.message}`
   }
+}
+
+/** Throws the error the stream ended with, outside the run. */
+const settle = (acc: Acc): void => {
+  if (acc.failure !== undefined) throw new Error(acc.failure)
 }
 
 const fromResponse = (acc: Acc, r: Response.Response): void => {
@@ -92,7 +99,7 @@ const withRuntime = (
 ) =>
 (base: string, family: Family): Instance => {
   const runtime = ManagedRuntime.make(Layer.provide(ourLayer(base, family), http))
-  return { run: (acc, signal) => run(runtime, acc, signal), dispose: () => runtime.dispose() }
+  return { run: (acc, signal) => run(runtime, acc, signal).then(() => settle(acc)), dispose: () => runtime.dispose() }
 }
 
 const all: ReadonlyArray<Family> = ["chat", "anthropic", "responses"]
@@ -117,6 +124,7 @@ const perRun = (
         Effect.provide(FetchHttpClient.layer),
         (e) => Effect.runPromise(e, opts(signal))
       )
+      settle(acc)
       if (r.toolCalls[0] !== undefined) acc.argsParsed(r.toolCalls[0].arguments)
     },
     dispose: () => Promise.resolve()
