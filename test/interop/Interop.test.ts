@@ -36,6 +36,13 @@ const collect = async (iterable: AsyncIterable<StreamChunk.StreamChunk>) => {
 const event = (payload: unknown) => `data: ${JSON.stringify(payload)}\n\n`
 const delta = (content: string) => event({ id: "c1", model: "m", choices: [{ index: 0, delta: { content } }] })
 
+/** The OpenAI Chat layer over the loopback server. */
+const chatModel = (server: { readonly url: string }) =>
+  Layer.provide(
+    OpenAiChat.layer({ model: "m", apiKey: Redacted.make("test-interop-key-123"), baseUrl: `${server.url}/v1` }),
+    FetchHttpClient.layer
+  )
+
 /** Waits (real time) until `check` holds, for at most `ms`. */
 const eventually = async (check: () => boolean, ms = 3_000) => {
   const until = Date.now() + ms
@@ -103,10 +110,7 @@ describe("Interop.toAsyncIterable", () => {
       "/v1/chat/completions": { reads: [delta("Hel"), delta("lo"), delta(" there")], paceMs: 20, stall: true }
     })
     try {
-      const model = Layer.provide(
-        OpenAiChat.layer({ model: "m", apiKey: Redacted.make("test-interop-key-123"), baseUrl: `${server.url}/v1` }),
-        FetchHttpClient.layer
-      )
+      const model = chatModel(server)
       const seen: Array<string> = []
       for await (const chunk of Interop.toAsyncIterable(LanguageModel.stream("hi"), model)) {
         if (chunk.type === "text-delta") {
@@ -135,10 +139,7 @@ describe("Interop.toAsyncIterable, run by run", () => {
       "/v1/chat/completions": { reads: [delta("a") + delta("b") + delta("c"), delta("d")] }
     })
     try {
-      const model = Layer.provide(
-        OpenAiChat.layer({ model: "m", apiKey: Redacted.make("test-interop-key-123"), baseUrl: `${server.url}/v1` }),
-        FetchHttpClient.layer
-      )
+      const model = chatModel(server)
       const chunks = await collect(Interop.toAsyncIterable(LanguageModel.stream("hi"), model))
       expect(chunks.filter(StreamChunk.is("text-delta")).map((c) => c.delta)).toEqual(["a", "b", "c", "d"])
       expect(chunks[0]).toEqual(StreamChunk.metadata("openai", "m", "c1"))
@@ -169,10 +170,7 @@ describe("Interop.toAsyncIterable, run by run", () => {
       "/v1/chat/completions": { reads: [delta("Hel")], stall: true }
     })
     try {
-      const model = Layer.provide(
-        OpenAiChat.layer({ model: "m", apiKey: Redacted.make("test-interop-key-123"), baseUrl: `${server.url}/v1` }),
-        FetchHttpClient.layer
-      )
+      const model = chatModel(server)
       const iterator = Interop.toAsyncIterable(LanguageModel.stream("hi"), model)[Symbol.asyncIterator]()
       const firsts: Array<string> = []
       for (;;) {
@@ -226,10 +224,7 @@ describe("Interop.toReadableStream", () => {
       "/v1/chat/completions": { reads: [delta("Hel"), delta("lo")], paceMs: 20, stall: true }
     })
     try {
-      const model = Layer.provide(
-        OpenAiChat.layer({ model: "m", apiKey: Redacted.make("test-interop-key-123"), baseUrl: `${server.url}/v1` }),
-        FetchHttpClient.layer
-      )
+      const model = chatModel(server)
       const reader = Interop.toReadableStream(LanguageModel.stream("hi"), model).getReader()
       let first: StreamChunk.StreamChunk | undefined
       while (first?.type !== "text-delta") {
