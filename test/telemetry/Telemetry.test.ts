@@ -124,6 +124,35 @@ describe("the chat span", () => {
       expect(everything).not.toContain("abcdef0123456789")
     }))
 
+  it.effect("a service's own stream sees the chat span as parent on every pull, collected or run", () =>
+    Effect.gen(function*() {
+      // Not the transport: each element is made by an Effect with a span of its own, pulled one by one.
+      const service = LanguageModel.make({
+        provider: "own",
+        model: "own-model",
+        stream: () =>
+          Stream.fromIterable<StreamChunk.StreamChunk>([
+            { type: "text-delta", delta: "a" },
+            { type: "text-delta", delta: "b" },
+            { type: "finish", reason: "stop" }
+          ]).pipe(Stream.rechunk(1), Stream.mapEffect((c) => Effect.withSpan(Effect.succeed(c), "own pull")))
+      })
+      for (const consume of ["collect", "runForEach"] as const) {
+        const run = consume === "collect"
+          ? Effect.map(LanguageModel.chatWith(service, "hi"), (r) => r.text)
+          : Stream.runFold(service.stream("hi"), "", (text, c) => (c.type === "text-delta" ? text + c.delta : text))
+        const { result, spans } = yield* withSpans(run)
+        expect(result).toBe("ab")
+        const chat = chatSpan(spans)
+        expect(chat.name).toBe("chat own-model")
+        const pulls = spans.filter((s) => s.name === "own pull")
+        expect(pulls.length).toBe(3)
+        expect(pulls.map((s) => Option.map(s.parent, (p) => p.spanId))).toStrictEqual(
+          pulls.map(() => Option.some(chat.spanId))
+        )
+      }
+    }))
+
   it.effect("an error stream records its code as error.type and ends the span failed", () =>
     Effect.gen(function*() {
       const { spans } = yield* withSpans(LanguageModel.stream("hi").pipe(Stream.runDrain)).pipe(
