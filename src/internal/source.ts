@@ -1,6 +1,6 @@
 /**
- * A stream in the form our own stages compose: a scoped effect that opens it and gives a `Take`,
- * which pulls its next batch of elements (`undefined` once it ended).
+ * A stream in the form our own stages compose: a function that opens it in a given scope and gives
+ * a `Take`, which pulls its next batch of elements (`undefined` once it ended).
  *
  * Every `Stream` stage (`unwrap`, `mapChunks`, `pipeTo`, `ensuring`, a change of context) costs a
  * few Effect steps on every batch and a few dozen per run, and `Response.collect` of any stream pays

@@ -1,5 +1,5 @@
 /**
- * `Stream.unwrap`, `Stream.unwrapScoped` and `Stream.provideService` without their cost per chunk.
+ * `Stream.unwrap` and `Stream.provideService` without their cost per chunk.
  *
  * The `Stream` versions flatten a stream of one stream, so every chunk of the inner stream passes
  * through one more stage, a few Effect steps each time. Unwrapping the channel instead continues
@@ -11,22 +11,12 @@ import * as Channel from "effect/Channel"
 import type * as Chunk from "effect/Chunk"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 
 /** The stream the effect produces, as `Stream.unwrap`. */
 export const unwrap = <A, E, R, E2, R2>(
   effect: Effect.Effect<Stream.Stream<A, E, R>, E2, R2>
 ): Stream.Stream<A, E | E2, R | R2> => Stream.fromChannel(Channel.unwrap(Effect.map(effect, Stream.toChannel)))
-
-/** The stream the scoped effect produces; the scope closes when the stream ends, as `Stream.unwrapScoped`. */
-export const unwrapScoped = <A, E, R, E2, R2>(
-  effect: Effect.Effect<Stream.Stream<A, E, R>, E2, R2>
-): Stream.Stream<A, E | E2, R | Exclude<R2, Scope.Scope>> =>
-  unwrap(
-    Effect.map(Scope.make(), (scope) =>
-      Stream.ensuringWith(unwrap(Scope.extend(effect, scope)), (exit) => Scope.close(scope, exit)))
-  )
 
 /**
  * The stream with `service` added to its context, as `Stream.provideService`, which builds two
