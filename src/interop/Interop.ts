@@ -147,6 +147,8 @@ class Iterator<R, E> implements AsyncIterator<StreamChunk.StreamChunk> {
   private ended = false
   /** The fiber of the open or take under way. */
   private running: Fiber.RuntimeFiber<unknown, unknown> | undefined = undefined
+  /** The step that waits for it. */
+  private waiting: Promise<unknown> | undefined = undefined
 
   constructor(
     private readonly source: Source.Source<StreamChunk.StreamChunk, never, R>,
@@ -154,6 +156,22 @@ class Iterator<R, E> implements AsyncIterator<StreamChunk.StreamChunk> {
   ) {}
 
   next(): Promise<IteratorResult<StreamChunk.StreamChunk>> {
+    // A `next` called while one waits for a read (without awaiting it) goes after it, in order.
+    const waiting = this.waiting
+    if (waiting !== undefined) return waiting.then(() => this.next(), () => this.next())
+    const step = this.step()
+    if (this.running !== undefined) {
+      this.waiting = step
+      const done = () => {
+        if (this.waiting === step) this.waiting = undefined
+      }
+      step.then(done, done)
+    }
+    return step
+  }
+
+  /** The next chunk: from the batch in hand, else from the next take (opening the source first). */
+  private step(): Promise<IteratorResult<StreamChunk.StreamChunk>> {
     if (this.index < this.batch.length) return Promise.resolve({ done: false, value: this.batch[this.index++]! })
     if (this.ended) return Promise.resolve({ done: true, value: undefined })
     const opened = this.opened
@@ -162,7 +180,7 @@ class Iterator<R, E> implements AsyncIterator<StreamChunk.StreamChunk> {
       if (batch !== undefined) {
         this.batch = Chunk.toReadonlyArray(batch)
         this.index = 0
-        return this.next()
+        return this.step()
       }
       return this.finish(Exit.void)
     })
@@ -204,7 +222,7 @@ class Iterator<R, E> implements AsyncIterator<StreamChunk.StreamChunk> {
     return this.await(Effect.runFork(opening), (result) => {
       if ("take" in result) {
         this.opened = result
-        return this.next()
+        return this.step()
       }
       this.ended = true
       return Promise.resolve({ done: false, value: result })

@@ -150,6 +150,22 @@ describe("Interop.toAsyncIterable, run by run", () => {
     }
   })
 
+  it("next() called again before the last one settled gives the chunks in order, each once", async () => {
+    const server = await ReplayServer.start({
+      "/v1/chat/completions": { reads: [delta("a"), delta("b"), delta("c")], paceMs: 5 }
+    })
+    try {
+      const iterator = Interop.toAsyncIterable(LanguageModel.stream("hi"), chatModel(server))[Symbol.asyncIterator]()
+      const steps = await Promise.all(Array.from({ length: 6 }, () => iterator.next()))
+      expect(
+        steps.map((r) => (r.done === true ? "done" : r.value.type === "text-delta" ? r.value.delta : r.value.type))
+      )
+        .toEqual(["metadata", "a", "b", "c", "error", "done"])
+    } finally {
+      await server.close()
+    }
+  })
+
   it("leaving the loop early releases the layer", async () => {
     let released = 0
     const tracked = Layer.merge(
