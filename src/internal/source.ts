@@ -33,14 +33,20 @@ export type Source<A, E = never, R = never> = (scope: Scope.Scope) => Effect.Eff
 /** The sources of the streams {@link toStream} made. */
 const sources = new WeakMap<object, Source<unknown, unknown, unknown>>()
 
-/** The stream of a source (one channel loop), remembering the source for {@link of}. */
+/**
+ * The stream of a source (one channel loop), remembering the source for {@link of}. The channel is
+ * built when the stream is run as a stream: a stage whose stream is only opened as a source by the
+ * next one builds nothing.
+ */
 export const toStream = <A, E, R>(source: Source<A, E, R>): Stream.Stream<A, E, R> => {
-  const stream = Unwrap.unwrap(
-    Effect.map(Scope.make(), (scope) =>
-      Stream.ensuringWith(
-        Unwrap.unwrap(Effect.map(source(scope), (take) => Stream.fromChannel(loop(take)))),
-        (exit) => Scope.close(scope, exit)
-      ))
+  const stream = Stream.suspend(() =>
+    Unwrap.unwrap(
+      Effect.map(Scope.make(), (scope) =>
+        Stream.ensuringWith(
+          Unwrap.unwrap(Effect.map(source(scope), (take) => Stream.fromChannel(loop(take)))),
+          (exit) => Scope.close(scope, exit)
+        ))
+    )
   )
   sources.set(stream, source as Source<unknown, unknown, unknown>)
   return stream

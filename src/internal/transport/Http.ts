@@ -247,7 +247,8 @@ export const postJson = (client: HttpClient.HttpClient, options: {
     }
     const badHeader = invalidHeader(options.headers, provider)
     if (badHeader !== undefined) return yield* Effect.fail(badHeader)
-    const origin = resolve(options.url, "http://invalid.invalid")?.origin
+    const first = resolve(options.url, "http://invalid.invalid")
+    const origin = first?.origin
     yield* configureFiber
     const propagate = yield* FiberRef.get(HttpClient.currentTracerPropagation)
     const signed = (url: string): Effect.Effect<Readonly<Record<string, string>>, LlmError.LlmError> => {
@@ -262,7 +263,7 @@ export const postJson = (client: HttpClient.HttpClient, options: {
     const send = (url: string) =>
       Effect.flatMap(signed(url), (requestHeaders) =>
         Effect.useSpan(`http.client POST`, { kind: "client", captureStackTrace: false }, (span) => {
-          const target = resolve(url, "http://invalid.invalid")
+          const target = url === options.url ? first : resolve(url, "http://invalid.invalid")
           span.attribute("http.request.method", "POST")
           if (target !== undefined) {
             span.attribute("server.address", target.hostname)
