@@ -43,6 +43,15 @@ const chatModel = (server: { readonly url: string }) =>
     FetchHttpClient.layer
   )
 
+/** The layer, with a count of the times it was released. */
+const releaseCounted = <A>(layer: Layer.Layer<A>) => {
+  let released = 0
+  return {
+    layer: Layer.merge(layer, Layer.scopedDiscard(Effect.addFinalizer(() => Effect.sync(() => released++)))),
+    released: () => released
+  }
+}
+
 /** Waits (real time) until `check` holds, for at most `ms`. */
 const eventually = async (check: () => boolean, ms = 3_000) => {
   const until = Date.now() + ms
@@ -167,18 +176,14 @@ describe("Interop.toAsyncIterable, run by run", () => {
   })
 
   it("leaving the loop early releases the layer", async () => {
-    let released = 0
-    const tracked = Layer.merge(
-      TestModel.layer({ responses: script }),
-      Layer.scopedDiscard(Effect.addFinalizer(() => Effect.sync(() => released++)))
-    )
+    const { layer: tracked, released } = releaseCounted(TestModel.layer({ responses: script }))
     const seen: Array<string> = []
     for await (const chunk of Interop.toAsyncIterable(LanguageModel.stream("hi"), tracked)) {
       seen.push(chunk.type)
       if (chunk.type === "text-delta") break
     }
     expect(seen).toEqual(["metadata", "text-delta"])
-    expect(released).toBe(1)
+    expect(released()).toBe(1)
   })
 
   it("return() while a read waits ends that read with done and aborts the request", async () => {
@@ -208,17 +213,15 @@ describe("Interop.toAsyncIterable, run by run", () => {
   })
 
   it("a defect in the stream rejects the next read and still releases the layer", async () => {
-    let released = 0
-    const broken = Layer.merge(
+    const { layer: broken, released } = releaseCounted(
       Layer.succeed(LanguageModel.LanguageModel, {
         provider: "test",
         model: "m",
         stream: () => Stream.die(new Error("boom"))
-      }),
-      Layer.scopedDiscard(Effect.addFinalizer(() => Effect.sync(() => released++)))
+      })
     )
     await expect(collect(Interop.toAsyncIterable(LanguageModel.stream("hi"), broken))).rejects.toThrow("boom")
-    expect(released).toBe(1)
+    expect(released()).toBe(1)
   })
 })
 
@@ -258,12 +261,8 @@ describe("Interop.toReadableStream", () => {
   })
 
   it("the layer is released when the run ends", async () => {
-    let released = 0
-    const tracked = Layer.merge(
-      TestModel.layer({ responses: script }),
-      Layer.scopedDiscard(Effect.addFinalizer(() => Effect.sync(() => released++)))
-    )
+    const { layer: tracked, released } = releaseCounted(TestModel.layer({ responses: script }))
     await collect(Interop.toAsyncIterable(LanguageModel.stream("hi"), tracked))
-    expect(released).toBe(1)
+    expect(released()).toBe(1)
   })
 })
