@@ -14,6 +14,7 @@ import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
 import * as Supervisor from "effect/Supervisor"
+import type { ServerResponse } from "node:http"
 import * as LanguageModel from "../../../src/LanguageModel.js"
 import * as OpenAiChat from "../../../src/providers/openai-chat/index.js"
 import * as Response from "../../../src/Response.js"
@@ -42,6 +43,13 @@ const usage = `data: ${
 }\n\n`
 
 /** Polls (real time) until `check` holds, for at most `ms`; then returns whether it held. */
+/** A loopback server answering every request with an event stream's head, then `write(res)`. */
+const sse = (write: (res: ServerResponse) => void) =>
+  make((_, res) => {
+    res.writeHead(200, { "content-type": "text/event-stream" })
+    write(res)
+  })
+
 const eventually = (check: () => boolean, ms: number) =>
   Effect.promise(async () => {
     const until = Date.now() + ms
@@ -52,8 +60,7 @@ const eventually = (check: () => boolean, ms: number) =>
 describe.each(clients)("reading the body with %s", (_, http, { direct }) => {
   it.scopedLive("a complete answer decodes exactly; the next requests reuse the connection", () =>
     Effect.gen(function*() {
-      const server = yield* make((_, res) => {
-        res.writeHead(200, { "content-type": "text/event-stream" })
+      const server = yield* sse((res) => {
         res.end(chatBody("Hello there world").replace("data: [DONE]", `${usage}data: [DONE]`))
       })
       const once = Response.collect(LanguageModel.stream("hi"))
@@ -77,8 +84,7 @@ describe.each(clients)("reading the body with %s", (_, http, { direct }) => {
 
   it.scopedLive("a body that ends a little after its last event: the connection is not cut", () =>
     Effect.gen(function*() {
-      const server = yield* make((_, res) => {
-        res.writeHead(200, { "content-type": "text/event-stream" })
+      const server = yield* sse((res) => {
         res.write(chatBody("Almost done"))
         setTimeout(() => res.end(), 20)
       })
@@ -97,8 +103,7 @@ describe.each(clients)("reading the body with %s", (_, http, { direct }) => {
 
   it.scopedLive("a body held open after its answer: the answer ends at once, the connection is closed soon after", () =>
     Effect.gen(function*() {
-      const server = yield* make((_, res) => {
-        res.writeHead(200, { "content-type": "text/event-stream" })
+      const server = yield* sse((res) => {
         res.write(chatBody("Still here"))
       })
       const started = Date.now()
@@ -111,8 +116,7 @@ describe.each(clients)("reading the body with %s", (_, http, { direct }) => {
 
   it.scopedLive("a body that goes on past 64 KiB after its answer: the connection is closed", () =>
     Effect.gen(function*() {
-      const server = yield* make((_, res) => {
-        res.writeHead(200, { "content-type": "text/event-stream" })
+      const server = yield* sse((res) => {
         res.write(chatBody("Then noise"))
         writeMany(res, ": keep-alive\n\n", 64 * 1024 * 1024)
       })
@@ -125,8 +129,7 @@ describe.each(clients)("reading the body with %s", (_, http, { direct }) => {
 
   it.scopedLive("a consumer that stops early closes the connection at once", () =>
     Effect.gen(function*() {
-      const server = yield* make((_, res) => {
-        res.writeHead(200, { "content-type": "text/event-stream" })
+      const server = yield* sse((res) => {
         res.write(chatBody("one two three").split("\n\n").slice(0, 2).join("\n\n") + "\n\n")
       })
       const chunks = yield* LanguageModel.stream("hi").pipe(
@@ -142,8 +145,7 @@ describe.each(clients)("reading the body with %s", (_, http, { direct }) => {
 
   it.scopedLive("a body that stalls while a read waits: the idle timeout ends the stream, the connection is closed", () =>
     Effect.gen(function*() {
-      const server = yield* make((_, res) => {
-        res.writeHead(200, { "content-type": "text/event-stream" })
+      const server = yield* sse((res) => {
         res.write(chatBody("stalled here").split("\n\n")[0] + "\n\n")
       })
       const model = Layer.provide(
@@ -175,8 +177,7 @@ describe.each(clients)("reading the body with %s", (_, http, { direct }) => {
 
   it.scopedLive("a connection cut mid-stream is a network error after what arrived", () =>
     Effect.gen(function*() {
-      const server = yield* make((_, res) => {
-        res.writeHead(200, { "content-type": "text/event-stream" })
+      const server = yield* sse((res) => {
         res.write(chatBody("cut here").split("\n\n")[0] + "\n\n", () => setTimeout(() => res.socket?.destroy(), 20))
       })
       const r = yield* Effect.provide(Response.collect(LanguageModel.stream("hi")), modelFor(server, http))
