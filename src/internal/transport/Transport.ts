@@ -586,7 +586,7 @@ const open = <Ev>(
   })
 
 /** Takes an attempt's next chunks: `undefined` once it ended. */
-type Take = Effect.Effect<Chunk.Chunk<StreamChunk.StreamChunk> | undefined, LlmError.LlmError>
+type Take = Source.Take<StreamChunk.StreamChunk, LlmError.LlmError>
 
 /**
  * Reads an opened stream in the consumer's fiber: each take frames and decodes what is held, else
@@ -662,25 +662,16 @@ const headerPhase = (
   scope: Scope.Scope
 ): Effect.Effect<(done: (exit: Exit.Exit<Opened, LlmError.LlmError>) => void) => void> =>
   Effect.flatMap(Effect.forkDaemon(phase), (fiber) => {
-    // Only these refer to the fiber and its end, each dropped once used.
+    // The only long-lived reference to the fiber (no closure captures `fiber`), dropped with its end.
     let running: Fiber.RuntimeFiber<Opened, LlmError.LlmError> | undefined = fiber
     let ended: Exit.Exit<Opened, LlmError.LlmError> | undefined = undefined
-    let waiter: ((exit: Exit.Exit<Opened, LlmError.LlmError>) => void) | undefined = undefined
     fiber.addObserver((exit) => {
       running = undefined
-      if (waiter === undefined) return void (ended = exit)
-      const done = waiter
-      waiter = undefined
-      done(exit)
+      ended = exit
     })
     return Effect.as(
       Scope.addFinalizer(scope, Effect.suspend(() => (running === undefined ? Effect.void : Fiber.interrupt(running)))),
-      (done) => {
-        if (ended === undefined) return void (waiter = done)
-        const exit = ended
-        ended = undefined
-        done(exit)
-      }
+      (done) => (running === undefined ? done(ended!) : running.addObserver(done))
     )
   })
 
@@ -764,7 +755,7 @@ const passRaw = (take: Take, observer: Raw.Observer | undefined): Take => {
 
 /** The started attempt's take: what it held back, then its own takes until it ends. */
 const takeOf = ({ held, rest }: Started): Source.Take<StreamChunk.StreamChunk, LlmError.LlmError> =>
-  Source.prepend(Chunk.unsafeFromArray([...held]), rest)
+  Source.prepend(Chunk.unsafeFromArray(held as Array<StreamChunk.StreamChunk>), rest)
 
 /**
  * The masker of the last request made with a provider's `secrets` list (a provider builds that list
