@@ -117,6 +117,9 @@ export const isRetryableCode = (code: ErrorCode): boolean => retryableCodes.has(
  */
 export const maxDetailsChars = 8_192
 
+/** What each shape {@link scrub} masks begins with (case-insensitively a superset of each). */
+const mayHoldCredential = /(?:sk|rk|pk|xai)[-_]|AIza|bearer\s/i
+
 /**
  * Masks anything shaped like a credential (OpenAI/Anthropic/Groq/xAI-style keys, Google API keys,
  * bearer tokens). We never put keys into errors, but providers and proxies echo them back
@@ -126,7 +129,8 @@ export const maxDetailsChars = 8_192
  * @category utils
  */
 export const scrub = (text: string): string =>
-  text
+  // One pass for the common case: a text with none of the three shapes' fixed parts.
+  !mayHoldCredential.test(text) ? text : text
     // Not after a letter or digit, rather than at a word boundary: "_sk-…" and "SK-…" are keys too.
     .replace(/(?<![A-Za-z0-9])(sk|rk|pk|gsk|xai|csk)([-_])[A-Za-z0-9_*.-]{8,}/gi, "$1$2[redacted]")
     .replace(/(?<![A-Za-z0-9])AIza[0-9A-Za-z_-]{20,}/g, "AIza[redacted]")

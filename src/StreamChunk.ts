@@ -39,6 +39,7 @@ import type * as Stream from "effect/Stream"
 import * as ContentPart from "./ContentPart.js"
 import * as Json from "./internal/json.js"
 import * as JsonText from "./internal/jsonText.js"
+import * as QuickError from "./internal/llmError.js"
 import * as LlmError from "./LlmError.js"
 import * as ToolCall from "./ToolCall.js"
 import * as Usage from "./Usage.js"
@@ -480,7 +481,7 @@ export const errorFromCause = <E>(cause: Cause.Cause<E>, provider?: string): Llm
   const failure = Cause.failureOption(cause)
   if (failure._tag === "Some") {
     const e: unknown = failure.value
-    if (LlmError.isLlmError(e)) return LlmError.toInfo(e)
+    if (LlmError.isLlmError(e)) return QuickError.infoOf(e)
     return LlmError.info({
       code: "unknown",
       message: e instanceof Error ? e.message : `Stream failed: ${String(e)}`,

@@ -10,16 +10,32 @@
  */
 import * as LlmError from "../LlmError.js"
 
+/**
+ * The data each error built here was built from, and the error built from each data: an error's
+ * way from the transport to the terminal chunk and the span (data, error, data, error) builds one
+ * error, not three. Both are immutable.
+ */
+const infos = new WeakMap<LlmError.LlmError, LlmError.ErrorInfo>()
+const errors = new WeakMap<LlmError.ErrorInfo, LlmError.LlmError>()
+
 /** An `LlmError` of normalized data (see `LlmError.info`), without a stack trace or re-validation. */
 export const fromInfo = (info: LlmError.ErrorInfo): LlmError.LlmError => {
+  const known = errors.get(info)
+  if (known !== undefined) return known
   const limit = Error.stackTraceLimit
   Error.stackTraceLimit = 0
   try {
-    return new LlmError.LlmError(info, true)
+    const error = new LlmError.LlmError(info, true)
+    infos.set(error, info)
+    errors.set(info, error)
+    return error
   } finally {
     Error.stackTraceLimit = limit
   }
 }
+
+/** `LlmError.toInfo`: the data an error was built from here, else normalized from its fields. */
+export const infoOf = (error: LlmError.LlmError): LlmError.ErrorInfo => infos.get(error) ?? LlmError.toInfo(error)
 
 /** `LlmError.make` without a stack trace or re-validation. */
 export const make = (fields: Parameters<typeof LlmError.info>[0]): LlmError.LlmError => fromInfo(LlmError.info(fields))

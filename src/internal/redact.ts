@@ -35,7 +35,10 @@ export interface Masker {
    * Linear in the text; meant for error fields, not for every read.
    */
   readonly cut: (text: string) => string
-  /** A copy of plain data (JSON-like) with {@link Masker.cut} applied to every string in it. */
+  /**
+   * Plain data (JSON-like) with {@link Masker.cut} applied to every string in it: a copy where a
+   * string changed, the value itself where nothing in it did.
+   */
   readonly deep: (value: unknown) => unknown
   /** The longest form of any credential, in characters. */
   readonly longest: number
@@ -127,19 +130,26 @@ const build = (forms: ReadonlyArray<string>, stream: Masker | undefined): Masker
     }
     return from === 0 ? s : out + s.slice(from)
   }
+  // The value itself when nothing in it changes (the common case: no key anywhere), else a copy.
   const deep = (value: unknown, depth: number): unknown => {
     if (typeof value === "string") return cut(value)
     if (typeof value !== "object" || value === null) return value
     if (depth > maxDepth) return "[nested too deeply]"
-    if (Array.isArray(value)) return value.map((v) => deep(v, depth + 1))
+    if (Array.isArray(value)) {
+      let out: Array<unknown> | undefined = undefined
+      for (let i = 0; i < value.length; i++) {
+        const v: unknown = value[i]
+        const masked = deep(v, depth + 1)
+        if (!Object.is(masked, v)) (out ??= value.slice())[i] = masked
+      }
+      return out ?? value
+    }
+    const entries = Object.entries(value)
+    const masked = entries.map(([k, v]) => [cut(k), deep(v, depth + 1)] as const)
+    if (masked.every(([k, v], i) => k === entries[i]![0] && Object.is(v, entries[i]![1]))) return value
     const out: Record<string, unknown> = {}
-    for (const [k, v] of Object.entries(value)) {
-      Object.defineProperty(out, cut(k), {
-        value: deep(v, depth + 1),
-        enumerable: true,
-        writable: true,
-        configurable: true
-      })
+    for (const [k, v] of masked) {
+      Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true })
     }
     return out
   }

@@ -30,8 +30,23 @@ export type Take<A, E = never, R = never> = Effect.Effect<Chunk.Chunk<A> | undef
  */
 export type Source<A, E = never, R = never> = (scope: Scope.Scope) => Effect.Effect<Take<A, E, R>, E, R>
 
-/** The sources of the streams {@link toStream} made. */
-const sources = new WeakMap<object, Source<unknown, unknown, unknown>>()
+/**
+ * Where a stream made by {@link toStream} keeps its source, and a take marked by
+ * {@link markContextFree} its mark: own properties, where a `WeakMap` / `WeakSet` entry per
+ * request cost several microseconds (and the garbage collector's ephemeron work) on every request.
+ */
+const sourceKey: unique symbol = Symbol.for("effect-llm-stream/Source")
+const contextFreeKey: unique symbol = Symbol.for("effect-llm-stream/Source/contextFree")
+
+/** A stream {@link toStream} made. */
+interface WithSource {
+  [sourceKey]?: Source<unknown, unknown, unknown>
+}
+
+/** A take {@link markContextFree} marked. */
+interface Marked {
+  [contextFreeKey]?: true
+}
 
 /**
  * The stream of a source (one channel loop), remembering the source for {@link of}. The channel is
@@ -48,7 +63,7 @@ export const toStream = <A, E, R>(source: Source<A, E, R>): Stream.Stream<A, E, 
         ))
     )
   )
-  sources.set(stream, source as Source<unknown, unknown, unknown>)
+  ;(stream as WithSource)[sourceKey] = source as Source<unknown, unknown, unknown>
   return stream
 }
 
@@ -63,7 +78,7 @@ const loop = <A, E, R>(take: Take<A, E, R>): Channel.Channel<Chunk.Chunk<A>, unk
 
 /** The source of a stream: the one it was made from by {@link toStream}, else one pulling its channel. */
 export const of = <A, E, R>(stream: Stream.Stream<A, E, R>): Source<A, E, R> =>
-  (sources.get(stream) as Source<A, E, R> | undefined) ??
+  ((stream as WithSource)[sourceKey] as Source<A, E, R> | undefined) ??
     ((scope) =>
       Effect.map(
         Channel.toPullIn(Stream.toChannel(stream), scope),
@@ -81,25 +96,23 @@ export const use = <A, E, R, B, E2, R2>(
     (scope, exit) => Scope.close(scope, exit)
   )
 
-/** Takes that use nothing from the fiber's context (no service, no span). */
-const contextFree = new WeakSet<object>()
-
 /**
  * Marks a take that uses nothing from the fiber's context, so a stage that changes the context for
  * what its source does (`Telemetry.instrument` providing its span) may skip that change (about
  * twenty Effect steps) around each take.
  */
 export const markContextFree = <T extends Take<unknown, unknown, unknown>>(take: T): T => {
-  contextFree.add(take)
+  ;(take as Marked)[contextFreeKey] = true
   return take
 }
 
 /** Whether the take was marked by {@link markContextFree}. */
-export const isContextFree = (take: Take<unknown, unknown, unknown>): boolean => contextFree.has(take)
+export const isContextFree = (take: Take<unknown, unknown, unknown>): boolean =>
+  (take as Marked)[contextFreeKey] === true
 
 /** `take`, a stage's take over `from`, marked context-free when `from` is (and the stage's own work is). */
 export const derive = <T extends Take<unknown, unknown, unknown>>(from: Take<unknown, unknown, unknown>, take: T): T =>
-  contextFree.has(from) ? markContextFree(take) : take
+  isContextFree(from) ? markContextFree(take) : take
 
 /** A stream whose source is made when it is opened, as `Stream.suspend`. */
 export const suspend = <A, E, R>(f: () => Stream.Stream<A, E, R>): Stream.Stream<A, E, R> =>

@@ -1,5 +1,14 @@
+import * as fc from "fast-check"
 import { describe, expect, it } from "vitest"
+import * as QuickError from "../../src/internal/llmError.js"
 import * as LlmError from "../../src/LlmError.js"
+
+/** The three replacements `scrub` applies, without its one-pass check first: the oracle. */
+const scrubbedWithoutCheck = (text: string): string =>
+  text
+    .replace(/(?<![A-Za-z0-9])(sk|rk|pk|gsk|xai|csk)([-_])[A-Za-z0-9_*.-]{8,}/gi, "$1$2[redacted]")
+    .replace(/(?<![A-Za-z0-9])AIza[0-9A-Za-z_-]{20,}/g, "AIza[redacted]")
+    .replace(/\bBearer\s+[^\s"',]+/gi, "Bearer [redacted]")
 
 describe("LlmError.info scrubs and caps", () => {
   it("masks every key shape in messages: OpenAI, Groq (underscore), xAI, Google, bearer tokens", () => {
@@ -13,6 +22,51 @@ describe("LlmError.info scrubs and caps", () => {
     expect(LlmError.scrub("key_sk-proj-abcdefghijklmnop")).toBe("key_sk-[redacted]")
     expect(LlmError.scrub("BAD KEY SK-PROJ-ABCDEFGHIJKLMNOP")).toBe("BAD KEY SK-[redacted]")
     expect(LlmError.scrub("ask-questions-freely")).toBe("ask-questions-freely")
+  })
+
+  it("its one-pass check skips only texts no replacement would change", () => {
+    // Texts built from the pieces of every shape, in any case, so keys and near-keys are common.
+    const piece = fc.constantFrom(
+      "sk",
+      "SK",
+      "rk",
+      "pk",
+      "Pk",
+      "gsk",
+      "xai",
+      "XAI",
+      "csk",
+      "-",
+      "_",
+      "AIza",
+      "aiza",
+      "Bearer",
+      "bearer",
+      "BEARER",
+      " ",
+      "\t",
+      "\n",
+      "abcdefgh",
+      "ABCD1234",
+      "*",
+      ".",
+      ",",
+      "\"",
+      "x",
+      "9",
+      "é"
+    )
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 12 }).map((ps) => ps.join("")), (text) => {
+        expect(LlmError.scrub(text)).toBe(scrubbedWithoutCheck(text))
+      }),
+      { numRuns: 3000 }
+    )
+    fc.assert(fc.property(fc.string(), (text) => {
+      expect(LlmError.scrub(text)).toBe(scrubbedWithoutCheck(text))
+    }))
+    expect(LlmError.scrub("a bearer\ttoken-xyz")).toBe("a Bearer [redacted]")
+    expect(LlmError.scrub("Csk_ABCDEFGH1234")).toBe("Csk_[redacted]")
   })
 
   it("scrubs the message and the details of every error", () => {
@@ -62,5 +116,37 @@ describe("LlmError.info scrubs and caps", () => {
     expect(LlmError.capDetails(body)).toStrictEqual({
       error: { message: "Invalid Authorization header \"Bearer [redacted]\"", "Bearer [redacted]": 1 }
     })
+  })
+})
+
+describe("errors built on the stream's own path", () => {
+  const info = LlmError.info({ code: "network", message: "The connection failed: terminated", provider: "openai" })
+
+  it("one error per data: the error for the same data is the same error, and gives that data back", () => {
+    const error = QuickError.fromInfo(info)
+    expect(QuickError.fromInfo(info)).toBe(error)
+    expect(QuickError.infoOf(error)).toBe(info)
+    expect(LlmError.toInfo(error)).toStrictEqual(info)
+    expect([error.code, error.message, error.provider, error.retryable]).toStrictEqual([
+      "network",
+      "The connection failed: terminated",
+      "openai",
+      true
+    ])
+  })
+
+  it("the data of an error built elsewhere is normalized from its fields, as LlmError.toInfo", () => {
+    const error = new LlmError.LlmError({ code: "server", message: "upstream key sk-abcdefghijkl", retryable: true })
+    expect(QuickError.infoOf(error)).toStrictEqual({
+      code: "server",
+      message: "upstream key sk-[redacted]",
+      retryable: true
+    })
+  })
+
+  it("equal data built apart makes errors apart (the data's identity, not its value)", () => {
+    const copy = { ...info }
+    expect(QuickError.fromInfo(copy)).not.toBe(QuickError.fromInfo(info))
+    expect(QuickError.infoOf(QuickError.fromInfo(copy))).toBe(copy)
   })
 })

@@ -101,10 +101,15 @@ export const secretsOf = (headers: Readonly<Record<string, string>>): Array<stri
 }
 
 /** Request headers a span may record (never one that carries a key). */
-const spanRequestHeaders: ReadonlyArray<string> = ["accept", "content-type", "anthropic-version", "anthropic-beta"]
+const spanRequestHeaders: ReadonlySet<string> = new Set([
+  "accept",
+  "content-type",
+  "anthropic-version",
+  "anthropic-beta"
+])
 
 /** Response headers a span may record; their values are masked all the same. */
-const spanResponseHeaders: ReadonlyArray<string> = [
+const spanResponseHeaders: ReadonlySet<string> = new Set([
   "content-type",
   "x-request-id",
   "request-id",
@@ -114,7 +119,7 @@ const spanResponseHeaders: ReadonlyArray<string> = [
   "x-should-retry",
   "openai-processing-ms",
   "openai-version"
-]
+])
 
 /** The most redirects followed for one request. */
 export const maxRedirects = 5
@@ -184,16 +189,19 @@ const lowerCased = (headers: Readonly<Record<string, string>>): Record<string, s
   return out
 }
 
+/** Records the `allowed` headers (lower-case names) among `headers` (any case) as span attributes. */
 const recordHeaders = (
   span: Tracer.Span,
   prefix: string,
   headers: Readonly<Record<string, string>>,
-  allowed: ReadonlyArray<string>,
+  allowed: ReadonlySet<string>,
   mask: Redact.Masker | undefined
 ): void => {
-  for (const name of allowed) {
-    const value = headers[name]
-    if (value !== undefined) {
+  for (const key in headers) {
+    if (!Object.hasOwn(headers, key)) continue
+    const name = key.toLowerCase()
+    if (allowed.has(name)) {
+      const value = headers[key]!
       span.attribute(`${prefix}.${name}`, LlmError.scrub(mask === undefined ? value : mask.text(value)))
     }
   }
@@ -273,7 +281,7 @@ export const postJson = (client: HttpClient.HttpClient, options: {
             span.attribute("url.scheme", target.protocol.slice(0, -1))
             span.attribute("url.path", LlmError.scrub(mask === undefined ? target.pathname : mask.cut(target.pathname)))
           }
-          recordHeaders(span, "http.request.header", lowerCased(requestHeaders), spanRequestHeaders, mask)
+          recordHeaders(span, "http.request.header", requestHeaders, spanRequestHeaders, mask)
           const headers = propagate ? { ...requestHeaders, ...HttpTraceContext.toHeaders(span) } : requestHeaders
           const request = HttpClientRequest.post(url).pipe(
             HttpClientRequest.setHeaders(headers),
@@ -285,7 +293,7 @@ export const postJson = (client: HttpClient.HttpClient, options: {
             ),
             Effect.tap((response) => {
               span.attribute("http.response.status_code", response.status)
-              recordHeaders(span, "http.response.header", lowerCased(response.headers), spanResponseHeaders, mask)
+              recordHeaders(span, "http.response.header", response.headers, spanResponseHeaders, mask)
             })
           )
         }))
