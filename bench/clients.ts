@@ -131,13 +131,35 @@ const perRun = (
   }
 }
 
+/** `Response.collect` over `http`, one runtime for every run. */
+const collectOn = (http: Layer.Layer<HttpClient>) =>
+  withRuntime(http, async (runtime, acc, signal) => {
+    fromResponse(acc, await runtime.runPromise(Response.collect(LanguageModel.stream("benchmark")), opts(signal)))
+  })
+
+/** `Stream.runForEach` with an Effect per chunk over `http`, one runtime for every run. */
+const runForEachOn = (http: Layer.Layer<HttpClient>) =>
+  withRuntime(http, (runtime, acc, signal) =>
+    runtime.runPromise(
+      Stream.runForEach(LanguageModel.stream("benchmark"), (c) => Effect.sync(() => onChunk(acc, c))),
+      opts(signal)
+    ))
+
+/** `Response.collectWith` (a plain function on every chunk) over `http`, one runtime for every run. */
+const collectWithOn = (http: Layer.Layer<HttpClient>) =>
+  withRuntime(http, async (runtime, acc, signal) => {
+    const r = await runtime.runPromise(
+      Response.collectWith((c) => onChunk(acc, c))(LanguageModel.stream("benchmark")),
+      opts(signal)
+    )
+    if (r.toolCalls[0] !== undefined) acc.argsParsed(r.toolCalls[0].arguments)
+  })
+
 export const ours: ReadonlyArray<Client> = [
   {
     name: "ours collect",
     families: all,
-    make: withRuntime(FetchHttpClient.layer, async (runtime, acc, signal) => {
-      fromResponse(acc, await runtime.runPromise(Response.collect(LanguageModel.stream("benchmark")), opts(signal)))
-    })
+    make: collectOn(FetchHttpClient.layer)
   },
   {
     // The README's example: Response.collectWith (a plain function on every chunk, then the Response),
@@ -150,13 +172,7 @@ export const ours: ReadonlyArray<Client> = [
     // The README's way of consuming in a long-lived program: collectWith, one runtime for every run.
     name: "ours collectWith",
     families: all,
-    make: withRuntime(FetchHttpClient.layer, async (runtime, acc, signal) => {
-      const r = await runtime.runPromise(
-        Response.collectWith((c) => onChunk(acc, c))(LanguageModel.stream("benchmark")),
-        opts(signal)
-      )
-      if (r.toolCalls[0] !== undefined) acc.argsParsed(r.toolCalls[0].arguments)
-    })
+    make: collectWithOn(FetchHttpClient.layer)
   },
   {
     // An Effect per chunk: Stream.tap, then Response.collect, the layers provided per run.
@@ -167,11 +183,7 @@ export const ours: ReadonlyArray<Client> = [
   {
     name: "ours runForEach",
     families: all,
-    make: withRuntime(FetchHttpClient.layer, (runtime, acc, signal) =>
-      runtime.runPromise(
-        Stream.runForEach(LanguageModel.stream("benchmark"), (c) => Effect.sync(() => onChunk(acc, c))),
-        opts(signal)
-      ))
+    make: runForEachOn(FetchHttpClient.layer)
   },
   {
     name: "ours toAsyncIterable",
@@ -183,18 +195,17 @@ export const ours: ReadonlyArray<Client> = [
   {
     name: "ours collect, undici",
     families: all,
-    make: withRuntime(NodeHttpClient.layerUndici, async (runtime, acc, signal) => {
-      fromResponse(acc, await runtime.runPromise(Response.collect(LanguageModel.stream("benchmark")), opts(signal)))
-    })
+    make: collectOn(NodeHttpClient.layerUndici)
+  },
+  {
+    name: "ours collectWith, undici",
+    families: all,
+    make: collectWithOn(NodeHttpClient.layerUndici)
   },
   {
     name: "ours runForEach, undici",
     families: all,
-    make: withRuntime(NodeHttpClient.layerUndici, (runtime, acc, signal) =>
-      runtime.runPromise(
-        Stream.runForEach(LanguageModel.stream("benchmark"), (c) => Effect.sync(() => onChunk(acc, c))),
-        opts(signal)
-      ))
+    make: runForEachOn(NodeHttpClient.layerUndici)
   }
 ]
 

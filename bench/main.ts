@@ -197,7 +197,7 @@ const main = async (): Promise<void> => {
       "chat",
       (n) =>
         !n.startsWith("ours") || n === "ours runForEach" || n === "ours collect" || n === "ours collectWith" ||
-        n === "ours runForEach, undici"
+        n === "ours collectWith, undici" || n === "ours runForEach, undici"
     )
       .filter((n) => !quick || n === "floor" || n === "ours runForEach" || n === "ours collectWith")
     p()
