@@ -28,9 +28,16 @@ export class Acc {
   firstAt = 0
   /** The error the stream ended with, if any (thrown by the client once its run is over). */
   failure: string | undefined = undefined
+  /** `performance.now()` when the consumer saw that error (an `error` chunk); 0 when none was seen. */
+  failedAt = 0
 
   constructor(readonly collect = true) {}
 
+  /** Records the error a stream ended with, as its consumer sees it (an `error` chunk). */
+  fail(message: string): void {
+    this.failure = message
+    this.failedAt = performance.now()
+  }
   private seen(): void {
     if (!this.first) {
       this.first = true

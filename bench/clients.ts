@@ -71,7 +71,7 @@ const onChunk = (acc: Acc, c: StreamChunk.StreamChunk): void => {
     case "error":
       // Kept, and thrown once the run is over: an exception inside the run would be a defect, which
       // the README tells users not to raise from a chunk callback.
-      acc.failure = `${c.error.code}: ${c.error.message}`
+      acc.fail(`${c.error.code}: ${c.error.message}`)
   }
 }
 
@@ -234,6 +234,13 @@ export const peers = async (): Promise<ReadonlyArray<Client>> => {
   const mod = (await import(spec)) as { readonly clients: (key: string) => ReadonlyArray<Client> }
   return mod.clients(key)
 }
+
+/**
+ * Whether a client's consumer sees each chunk as it arrives (a first chunk, a held stream's first
+ * event): all but ours that only collect (`Response.collect`), which see the answer at the end.
+ */
+export const seesChunks = (name: string): boolean =>
+  !(name.includes("collect") && !name.includes("collectWith") && !name.includes("tap"))
 
 /** Every client, floor first. */
 export const clients = async (): Promise<ReadonlyArray<Client>> => [floor, ...ours, ...(await peers())]

@@ -1,9 +1,11 @@
 /**
- * `npx tsx --conditions=effect-llm-stream/source bench/fixed.ts [rounds] [clients…]`: the fixed cost
+ * `npx tsx --conditions=effect-llm-stream/source bench/fixed.ts [rounds] [clients…]` (any client of
+ * `bench/clients.ts`, the peers too once installed): the fixed cost
  * per request, focused. The bench server runs in a child process; this process alternates the given
  * clients (default: floor, ours runForEach, ours collect, ours runForEach undici) on the 10-event
  * answer, and prints each one's median total and first-chunk time, and the median minus the floor's.
- * `FIXED_HOLD=n` instead opens n held streams (heap per open stream, error latency after the cut).
+ * `FIXED_HOLD=n` instead opens n held streams (heap per open stream, error latency after the cut);
+ * the heap figure needs the collector exposed: `node --expose-gc --import tsx bench/fixed.ts …`.
  */
 import { fork } from "node:child_process"
 import { writeFileSync } from "node:fs"
@@ -34,13 +36,17 @@ const main = async (): Promise<void> => {
     const names = process.argv.slice(3).length > 0
       ? process.argv.slice(3)
       : ["floor", "ours runForEach", "ours collect", "ours runForEach, undici"]
-    const all = [Clients.floor, ...Clients.ours]
-    const chosen = names.map((n) => all.find((c) => c.name === n)!)
+    const all = await Clients.clients()
+    const chosen = names.map((n) => {
+      const c = all.find((c) => c.name === n)
+      if (c === undefined) throw new Error(`no client named ${n} (${all.map((c) => c.name).join(", ")})`)
+      return c
+    })
     const hold = Number(process.env["FIXED_HOLD"] ?? 0)
     if (hold > 0) {
       for (const c of chosen) {
         // A collect-only client sees nothing until the end, so "received its first event" never shows.
-        if (c.name.includes("collect")) {
+        if (!Clients.seesChunks(c.name)) {
           process.stdout.write(`${c.name}: skipped (held streams need a per-chunk consumer)\n`)
           continue
         }
@@ -55,7 +61,8 @@ const main = async (): Promise<void> => {
         const settled: Array<number> = []
         const runs = accs.map((acc) =>
           inst.run(acc).then(() => "ended", (e: unknown) => String(e)).then((h) => {
-            settled.push(performance.now())
+            // Seen when the consumer sees it: an `error` chunk (ours), else the run's rejection.
+            settled.push(acc.failedAt > 0 ? acc.failedAt : performance.now())
             return h
           })
         )
@@ -79,9 +86,9 @@ const main = async (): Promise<void> => {
         }
         const lat = settled.map((t) => t - t0).sort((a, b) => a - b)
         process.stdout.write(
-          `${c.name}: heap/stream ${heap.toFixed(1)} KB, error median ${median(lat).toFixed(0)} ms, last ${
-            lat[lat.length - 1]!.toFixed(0)
-          } ms\n`
+          `${c.name}: heap/stream ${
+            gc === undefined ? "(needs node --expose-gc)" : `${heap.toFixed(1)} KB`
+          }, error median ${median(lat).toFixed(0)} ms, last ${lat[lat.length - 1]!.toFixed(0)} ms\n`
         )
         await inst.dispose()
         await warm.dispose()

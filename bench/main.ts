@@ -78,8 +78,7 @@ interface SeqResult {
 }
 
 /** Collect-style consumers have no per-chunk hook: their first chunk is their last. */
-const noFirst = (name: string): boolean =>
-  name.includes("collect") && !name.includes("collectWith") && !name.includes("tap")
+const noFirst = (name: string): boolean => !Clients.seesChunks(name)
 
 // --- the plan -------------------------------------------------------------------------------------
 
