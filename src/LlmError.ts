@@ -130,11 +130,13 @@ const mayHoldCredential = /(?:sk|rk|pk|xai)[-_]|AIza|bearer\s/i
  */
 export const scrub = (text: string): string =>
   // One pass for the common case: a text with none of the three shapes' fixed parts.
-  !mayHoldCredential.test(text) ? text : text
-    // Not after a letter or digit, rather than at a word boundary: "_sk-…" and "SK-…" are keys too.
-    .replace(/(?<![A-Za-z0-9])(sk|rk|pk|gsk|xai|csk)([-_])[A-Za-z0-9_*.-]{8,}/gi, "$1$2[redacted]")
-    .replace(/(?<![A-Za-z0-9])AIza[0-9A-Za-z_-]{20,}/g, "AIza[redacted]")
-    .replace(/\bBearer\s+[^\s"',]+/gi, "Bearer [redacted]")
+  !mayHoldCredential.test(text)
+    ? text
+    : text
+      // Not after a letter or digit, rather than at a word boundary: "_sk-…" and "SK-…" are keys too.
+      .replace(/(?<![A-Za-z0-9])(sk|rk|pk|gsk|xai|csk)([-_])[A-Za-z0-9_*.-]{8,}/gi, "$1$2[redacted]")
+      .replace(/(?<![A-Za-z0-9])AIza[0-9A-Za-z_-]{20,}/g, "AIza[redacted]")
+      .replace(/\bBearer\s+[^\s"',]+/gi, "Bearer [redacted]")
 
 /** What stands in for a part of a body nested deeper than `Json.maxDepth`. */
 const tooDeep = "[nested too deeply]"

@@ -519,17 +519,17 @@ const afterToolCall = (terminal: Of<"finish"> | Of<"error">): Of<"finish"> | Of<
     : terminal
 
 /**
- * The call ids of one response, by tool-call index: the first id a call's fragments carry, else one
- * synthesized at its first fragment ({@link ToolCall.synthesizeId}, from the response id when the
- * `metadata` chunk named it), so every fragment of a call and its finished `tool-call` carry one id.
- */
-/**
  * A fragment with its call id set, built field by field: a spread that adds a field took about half
  * a microsecond, paid on every fragment of a long argument after the first.
  */
 const withCallId = (c: Of<"tool-call-delta">, id: string): Of<"tool-call-delta"> =>
   toolCallDelta(c.index, c.argumentsDelta, { id, name: c.name })
 
+/**
+ * The call ids of one response, by tool-call index: the first id a call's fragments carry, else one
+ * synthesized at its first fragment ({@link ToolCall.synthesizeId}, from the response id when the
+ * `metadata` chunk named it), so every fragment of a call and its finished `tool-call` carry one id.
+ */
 class CallIds {
   private responseId: string | undefined = undefined
   private readonly ids = new Map<number, string>()
