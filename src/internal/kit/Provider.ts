@@ -130,19 +130,21 @@ const authorize = (headers: Record<string, string>, auth: Hosts.Auth, key: strin
  * without a base URL, or without the key a host requires, ends at once in one `error` chunk;
  * headers merge as `accept`, the fixed headers, `options.headers`, the request's, then the key.
  */
-export const make = <Ev>(spec: Spec<Ev>): Effect.Effect<LanguageModel.Service, never, HttpClient> =>
-  Effect.map(Http.Client, (client) => {
-    const { host, options } = spec
-    const provider = spec.provider ?? host.provider
-    const baseUrl = options.baseUrl ?? host.baseUrl
-    const url = ProviderOptions.joinUrl(baseUrl, spec.path)
-    const key = options.apiKey === undefined ? undefined : Redacted.value(options.apiKey)
-    const secrets = [...(key === undefined ? [] : [key]), ...(spec.secrets ?? [])]
-    const errorFromResponse: Transport.Request<Ev>["errorFromResponse"] = (status, body, extras) =>
-      spec.errors(status, ErrorBody.parse(body), provider, extras)
-    const framer = (mask: Redact.Masker | undefined) => spec.wire.framer(options.maxEventBytes, mask)
-    const decoder = () => spec.decoder(provider)
-    return LanguageModel.make({
+export const make = <Ev>(spec: Spec<Ev>): Effect.Effect<LanguageModel.Service, never, HttpClient> => {
+  // What depends only on the spec is made once, not on every build of the layer: the transport
+  // keeps the masker it builds from `secrets` (≈ 60 µs) for as long as this same list is passed.
+  const { host, options } = spec
+  const provider = spec.provider ?? host.provider
+  const baseUrl = options.baseUrl ?? host.baseUrl
+  const url = ProviderOptions.joinUrl(baseUrl, spec.path)
+  const key = options.apiKey === undefined ? undefined : Redacted.value(options.apiKey)
+  const secrets = [...(key === undefined ? [] : [key]), ...(spec.secrets ?? [])]
+  const errorFromResponse: Transport.Request<Ev>["errorFromResponse"] = (status, body, extras) =>
+    spec.errors(status, ErrorBody.parse(body), provider, extras)
+  const framer = (mask: Redact.Masker | undefined) => spec.wire.framer(options.maxEventBytes, mask)
+  const decoder = () => spec.decoder(provider)
+  return Effect.map(Http.Client, (client) =>
+    LanguageModel.make({
       provider,
       model: options.model,
       stream: (request) => {
@@ -188,8 +190,8 @@ export const make = <Ev>(spec: Spec<Ev>): Effect.Effect<LanguageModel.Service, n
           raw: options.debug === true ? spec.wire.raw : undefined
         })
       }
-    })
-  })
+    }))
+}
 
 /** What {@link layerConfig} read from the environment, for the provider's `make`. */
 export interface FromEnv {
@@ -218,11 +220,22 @@ export const layerConfig = (
     : host.baseUrl === ""
     ? Config.string(host.baseUrlEnv)
     : ProviderOptions.optionalString(host.baseUrlEnv)
+  // The environment is read on every build; the service is made again only when what it read
+  // changed, so a layer built per run keeps its masker (see `make`). Kept by this layer alone.
+  let last: {
+    readonly key: string | undefined
+    readonly baseUrl: string | undefined
+    readonly made: ReturnType<typeof make>
+  } | undefined
   return Layer.effect(
     LanguageModel.LanguageModel,
-    Effect.flatMap(
-      Config.all([key, base]),
-      ([apiKey, baseUrl]) => make({ apiKey, baseUrl: options.baseUrl ?? baseUrl })
-    )
+    Effect.flatMap(Config.all([key, base]), ([apiKey, read]) => {
+      const value = apiKey === undefined ? undefined : Redacted.value(apiKey)
+      const baseUrl = options.baseUrl ?? read
+      if (last === undefined || last.key !== value || last.baseUrl !== baseUrl) {
+        last = { key: value, baseUrl, made: make({ apiKey, baseUrl }) }
+      }
+      return last.made
+    })
   )
 }

@@ -169,4 +169,25 @@ describe("Provider.layerConfig", () => {
       // A base URL in the options: the variable is not read at all.
       yield* Layer.build(layer(azureLike, "http://given.invalid")).pipe(Effect.scoped, withEnv({ TOY_API_KEY: "k" }))
     }).pipe(Effect.provide(Replay.layer({ body }))))
+
+  it.effect("one layer built again reads the environment again: a changed key or URL is used, and masked", () =>
+    Effect.gen(function*() {
+      const model = layer(host("bearer"))
+      const run = (env: Record<string, string>) => chunks.pipe(Effect.provide(model), withEnv(env))
+      yield* run({ TOY_API_KEY: "first-key-123456", TOY_BASE_URL: "http://one.invalid" })
+      yield* run({ TOY_API_KEY: "first-key-123456", TOY_BASE_URL: "http://one.invalid" })
+      yield* run({ TOY_API_KEY: "second-key-654321", TOY_BASE_URL: "http://one.invalid" })
+      const echoed = yield* run({ TOY_API_KEY: "second-key-654321", TOY_BASE_URL: "http://two.invalid" })
+      const requests = yield* Replay.requests
+      expect(requests.map((r) => [r.url, r.headers.authorization])).toStrictEqual([
+        ["http://one.invalid/chat", "Bearer first-key-123456"],
+        ["http://one.invalid/chat", "Bearer first-key-123456"],
+        ["http://one.invalid/chat", "Bearer second-key-654321"],
+        ["http://two.invalid/chat", "Bearer second-key-654321"]
+      ])
+      // The server echoes the key it got: the text shows it masked, with the key of that build.
+      expect(echoed.map((c) => c.type === "text-delta" ? c.delta : "").join("")).toBe("key: [redacted]")
+    }).pipe(Effect.provide(Replay.layer({
+      body: "data: {\"id\":\"c1\",\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"key: second-key-654321\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n"
+    }))))
 })
