@@ -188,6 +188,7 @@ describe("Provider.layerConfig", () => {
       // The server echoes the key it got: the text shows it masked, with the key of that build.
       expect(echoed.map((c) => c.type === "text-delta" ? c.delta : "").join("")).toBe("key: [redacted]")
     }).pipe(Effect.provide(Replay.layer({
-      body: "data: {\"id\":\"c1\",\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"key: second-key-654321\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n"
+      body:
+        "data: {\"id\":\"c1\",\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"key: second-key-654321\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n"
     }))))
 })
