@@ -38,6 +38,13 @@ export class Acc {
     this.failure = message
     this.failedAt = performance.now()
   }
+  /**
+   * When the consumer saw its stream end, called once the run settled: the `error` chunk's time
+   * (ours), else now (a peer's rejection, or an end without error).
+   */
+  endSeenAt(): number {
+    return this.failedAt > 0 ? this.failedAt : performance.now()
+  }
   private seen(): void {
     if (!this.first) {
       this.first = true

@@ -61,8 +61,7 @@ const main = async (): Promise<void> => {
         const settled: Array<number> = []
         const runs = accs.map((acc) =>
           inst.run(acc).then(() => "ended", (e: unknown) => String(e)).then((h) => {
-            // Seen when the consumer sees it: an `error` chunk (ours), else the run's rejection.
-            settled.push(acc.failedAt > 0 ? acc.failedAt : performance.now())
+            settled.push(acc.endSeenAt())
             return h
           })
         )

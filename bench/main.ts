@@ -77,9 +77,6 @@ interface SeqResult {
   readonly peakRss: number
 }
 
-/** Collect-style consumers have no per-chunk hook: their first chunk is their last. */
-const noFirst = (name: string): boolean => !Clients.seesChunks(name)
-
 // --- the plan -------------------------------------------------------------------------------------
 
 const main = async (): Promise<void> => {
@@ -160,7 +157,8 @@ const main = async (): Promise<void> => {
         warmMedians[name][client] = m
         const c = cold[client]?.samples[client]
         const ct = c?.map((x) => x.total) ?? []
-        const first = (xs: ReadonlyArray<Sample>): string => noFirst(client) ? "—" : f1(median(xs.map((x) => x.first)))
+        const first = (xs: ReadonlyArray<Sample>): string =>
+          !Clients.seesChunks(client) ? "—" : f1(median(xs.map((x) => x.first)))
         p(
           `| ${client} | ${f1(m)} | ${f1(quantile(totals, 0.9))} | ${f2(m / floorMedian)} | ${first(samples)} | ${
             f1(median(ct))
@@ -231,7 +229,7 @@ const main = async (): Promise<void> => {
     p()
     p("| client | heap per open stream | error seen, median after the cut | error seen, last |")
     p("|---|---|---|---|")
-    for (const c of concClients.filter((n) => !noFirst(n))) {
+    for (const c of concClients.filter((n) => Clients.seesChunks(n))) {
       log(`open streams: ${nOpen} × ${c} …`)
       const r = await work<{ heapPerStream: number; errorLatencyMedian: number; errorLatencyMax: number }>({
         mode: "hold",

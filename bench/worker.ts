@@ -123,10 +123,9 @@ const main = async (): Promise<unknown> => {
     const rss0 = mb()
     const accs = Array.from({ length: job.n! }, () => new Acc())
     const settled: Array<number> = []
-    // The error is seen when the consumer sees it: an `error` chunk (ours), else the run's rejection.
     const runs = accs.map((acc) =>
       inst.run(acc).then(() => "ended", (e: unknown) => String(e)).then((how) => {
-        settled.push(acc.failedAt > 0 ? acc.failedAt : performance.now())
+        settled.push(acc.endSeenAt())
         return how
       })
     )
