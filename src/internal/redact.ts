@@ -80,6 +80,33 @@ const minimal = (forms: Iterable<string>): Array<string> => {
   })
 }
 
+/** `s` with its ASCII capitals in lower case: the same length, so every index stays where it was. */
+const asciiLower = (s: string): string => s.replace(/[A-Z]+/g, (m) => m.toLowerCase())
+
+/** The character code at `i` with an ASCII capital folded to lower case. */
+const folded = (s: string, i: number): number => {
+  const c = s.charCodeAt(i)
+  return c >= 65 && c <= 90 ? c | 32 : c
+}
+
+/** The multiplier of the windows' polynomial hash (32-bit), and its power for the leaving character. */
+const hashBase = 31
+const leavingWeight = hashBase ** (minSecretLength - 1) | 0
+
+/** The size of a masker's window filter, in bits (8 KB). */
+const filterBits = 1 << 16
+
+/** The hash of the `minSecretLength` folded characters of `s` from `at`. */
+const windowHash = (s: string, at: number): number => {
+  let h = 0
+  for (let k = 0; k < minSecretLength; k++) h = (Math.imul(h, hashBase) + folded(s, at + k)) | 0
+  return h
+}
+
+/** The hash of the next window: `leaving` drops out at the front, `entering` comes in at the end. */
+const rollHash = (h: number, leaving: number, entering: number): number =>
+  (Math.imul((h - Math.imul(leaving, leavingWeight)) | 0, hashBase) + entering) | 0
+
 /** The longest cut a deep copy follows, in levels: what we mask is our own, bounded data. */
 const maxDepth = 64
 
@@ -98,7 +125,6 @@ export const make = (secrets: Iterable<string>): Masker | undefined => {
 const build = (forms: ReadonlyArray<string>, stream: Masker | undefined): Masker => {
   // Longest first, so a form that shares a start with another is masked whole.
   const sorted = [...forms].sort((a, b) => b.length - a.length)
-  const lowered = sorted.map((f) => f.toLowerCase())
   const pattern = new RegExp(sorted.map(escapeRegExp).join("|"), "gi")
   const text = (s: string): string => {
     pattern.lastIndex = 0
@@ -107,26 +133,40 @@ const build = (forms: ReadonlyArray<string>, stream: Masker | undefined): Masker
     return s.replace(pattern, placeholder)
   }
   // Every run of `minSecretLength` characters of every form: a piece of a key left anywhere (a cut,
-  // a "****" mask that kept the last characters) is found by its windows.
+  // a "****" mask that kept the last characters) is found by its windows. Windows compare with
+  // ASCII letters folded to lower case (which keeps every index where it was). The text is searched
+  // by a rolling hash of its windows: a window is sliced out and looked up only when its hash's low
+  // bits are marked in `filter` (one bit per value), which a form's window always is.
   const windows = new Set<string>()
-  for (const form of lowered) {
-    for (let i = 0; i + minSecretLength <= form.length; i++) windows.add(form.slice(i, i + minSecretLength))
+  const filter = new Uint32Array(filterBits >>> 5)
+  for (const form of sorted.map(asciiLower)) {
+    for (let i = 0; i + minSecretLength <= form.length; i++) {
+      windows.add(form.slice(i, i + minSecretLength))
+      const bit = windowHash(form, i) & (filterBits - 1)
+      filter[bit >>> 5]! |= 1 << (bit & 31)
+    }
   }
   const cut = (input: string): string => {
     const s = text(input)
-    if (s.length < minSecretLength) return s
-    const lower = s.toLowerCase()
+    const n = s.length
+    if (n < minSecretLength) return s
+    let lower: string | undefined = undefined
+    const isWindow = (at: number): boolean => windows.has((lower ??= asciiLower(s)).slice(at, at + minSecretLength))
     let out = ""
     let from = 0
-    for (let i = 0; i + minSecretLength <= lower.length;) {
-      if (!windows.has(lower.slice(i, i + minSecretLength))) {
+    let h = windowHash(s, 0)
+    for (let i = 0; i + minSecretLength <= n;) {
+      const bit = h & (filterBits - 1)
+      if ((filter[bit >>> 5]! & (1 << (bit & 31))) === 0 || !isWindow(i)) {
+        if (i + minSecretLength < n) h = rollHash(h, folded(s, i), folded(s, i + minSecretLength))
         i++
         continue
       }
       let end = i + minSecretLength
-      while (end < lower.length && windows.has(lower.slice(end - minSecretLength + 1, end + 1))) end++
+      while (end < n && isWindow(end - minSecretLength + 1)) end++
       out += s.slice(from, i) + placeholder
       from = i = end
+      if (i + minSecretLength <= n) h = windowHash(s, i)
     }
     return from === 0 ? s : out + s.slice(from)
   }
