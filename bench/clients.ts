@@ -5,7 +5,8 @@
  */
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
-import type { HttpClient } from "@effect/platform/HttpClient"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
@@ -39,7 +40,10 @@ export interface Client {
 const apiKey = Redacted.make(key)
 const retry = { times: 0 }
 
-const ourLayer = (base: string, family: Family): Layer.Layer<LanguageModel.LanguageModel, never, HttpClient> => {
+const ourLayer = (
+  base: string,
+  family: Family
+): Layer.Layer<LanguageModel.LanguageModel, never, HttpClient.HttpClient> => {
   switch (family) {
     case "chat":
       return OpenAiChat.layer({ model: "gpt-4.1-mini", baseUrl: `${base}/v1`, apiKey, retry })
@@ -90,7 +94,7 @@ const fromResponse = (acc: Acc, r: Response.Response): void => {
 }
 
 const withRuntime = (
-  http: Layer.Layer<HttpClient>,
+  http: Layer.Layer<HttpClient.HttpClient>,
   run: (
     runtime: ManagedRuntime.ManagedRuntime<LanguageModel.LanguageModel, never>,
     acc: Acc,
@@ -132,13 +136,13 @@ const perRun = (
 }
 
 /** `Response.collect` over `http`, one runtime for every run. */
-const collectOn = (http: Layer.Layer<HttpClient>) =>
+const collectOn = (http: Layer.Layer<HttpClient.HttpClient>) =>
   withRuntime(http, async (runtime, acc, signal) => {
     fromResponse(acc, await runtime.runPromise(Response.collect(LanguageModel.stream("benchmark")), opts(signal)))
   })
 
 /** `Stream.runForEach` with an Effect per chunk over `http`, one runtime for every run. */
-const runForEachOn = (http: Layer.Layer<HttpClient>) =>
+const runForEachOn = (http: Layer.Layer<HttpClient.HttpClient>) =>
   withRuntime(http, (runtime, acc, signal) =>
     runtime.runPromise(
       Stream.runForEach(LanguageModel.stream("benchmark"), (c) => Effect.sync(() => onChunk(acc, c))),
@@ -146,7 +150,7 @@ const runForEachOn = (http: Layer.Layer<HttpClient>) =>
     ))
 
 /** `Response.collectWith` (a plain function on every chunk) over `http`, one runtime for every run. */
-const collectWithOn = (http: Layer.Layer<HttpClient>) =>
+const collectWithOn = (http: Layer.Layer<HttpClient.HttpClient>) =>
   withRuntime(http, async (runtime, acc, signal) => {
     const r = await runtime.runPromise(
       Response.collectWith((c) => onChunk(acc, c))(LanguageModel.stream("benchmark")),
@@ -213,15 +217,40 @@ export const floor: Client = {
   name: "floor",
   families: all,
   make: (base, family) => ({
-    run: (acc, signal) =>
-      family === "chat"
-        ? Floors.chat(`${base}/v1`, acc, signal)
-        : family === "anthropic"
-        ? Floors.anthropic(base, acc, signal)
-        : Floors.responses(`${base}/v1`, acc, signal),
+    run: (acc, signal) => Floors.run(base, family, acc, signal),
     dispose: () => Promise.resolve()
   })
 }
+
+/**
+ * The platform's HTTP client alone under the floor's framing and decoding: what an Effect program
+ * pays for `HttpClient` (the request, the response's body `Stream`) before any SDK. Its error (the
+ * platform's `ResponseError`) is recorded when the consumer sees it.
+ */
+const platformOn = (http: Layer.Layer<HttpClient.HttpClient>) => (base: string, family: Family): Instance => {
+  const runtime = ManagedRuntime.make(http)
+  const request = HttpClientRequest.bodyUnsafeJson(HttpClientRequest.post(Floors.endpoint(base, family)), {})
+  const stream = (acc: Acc) =>
+    Effect.gen(function*() {
+      const response = yield* (yield* HttpClient.HttpClient).execute(request)
+      const decoder = new TextDecoder()
+      const feed = Floors.framer(Floors.handler(family, acc))
+      yield* Stream.runForEachChunk(response.stream, (bytes) =>
+        Effect.sync(() => {
+          for (const b of bytes) feed(decoder.decode(b, { stream: true }))
+        }))
+    }).pipe(Effect.scoped, Effect.catchAll((e) => Effect.sync(() => acc.fail(e.message))))
+  return {
+    run: (acc, signal) => runtime.runPromise(stream(acc), opts(signal)).then(() => settle(acc)),
+    dispose: () => runtime.dispose()
+  }
+}
+
+/** Baselines between the floor and ours: the platform's `HttpClient` alone, over fetch and over undici. */
+export const platform: ReadonlyArray<Client> = [
+  { name: "platform fetch", families: all, make: platformOn(FetchHttpClient.layer) },
+  { name: "platform undici", families: all, make: platformOn(NodeHttpClient.layerUndici) }
+]
 
 /** Where the peers' package lives, and whether it is installed. */
 export const peersDir = fileURLToPath(new URL("./peers/", import.meta.url))
@@ -242,5 +271,11 @@ export const peers = async (): Promise<ReadonlyArray<Client>> => {
 export const seesChunks = (name: string): boolean =>
   !(name.includes("collect") && !name.includes("collectWith") && !name.includes("tap"))
 
+/** Whether a client is one of the platform baselines. */
+export const isPlatform = (name: string): boolean => name.startsWith("platform ")
+
+/** The clients that need no peers' package: the floor, the platform baselines and ours. */
+export const local: ReadonlyArray<Client> = [floor, ...platform, ...ours]
+
 /** Every client, floor first. */
-export const clients = async (): Promise<ReadonlyArray<Client>> => [floor, ...ours, ...(await peers())]
+export const clients = async (): Promise<ReadonlyArray<Client>> => [...local, ...(await peers())]

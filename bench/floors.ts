@@ -4,6 +4,7 @@
  * for these inputs, to measure everyone's overhead against.
  */
 import type { Acc } from "./acc.js"
+import type { Family } from "./streams.js"
 
 interface ChatJson {
   readonly usage?: { readonly prompt_tokens: number; readonly completion_tokens: number } | null
@@ -33,20 +34,14 @@ interface ResponsesJson {
   readonly response: { readonly usage: { readonly input_tokens: number; readonly output_tokens: number } }
 }
 
-const frames = async (url: string, onData: (data: string) => void, signal?: AbortSignal): Promise<void> => {
-  const response = await fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: "{}",
-    ...(signal ? { signal } : {})
-  })
-  const reader = response.body!.getReader()
-  const decoder = new TextDecoder()
+/**
+ * The floor's framing, fed decoded text as it arrives: each `data:` payload of a finished event goes
+ * to `onData`. Shared by the `fetch` floor and the platform-client baselines (bench/clients.ts).
+ */
+export const framer = (onData: (data: string) => void): (text: string) => void => {
   let buffer = ""
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    buffer += decoder.decode(value, { stream: true })
+  return (text) => {
+    buffer += text
     let start = 0
     let end: number
     while ((end = buffer.indexOf("\n\n", start)) !== -1) {
@@ -62,59 +57,88 @@ const frames = async (url: string, onData: (data: string) => void, signal?: Abor
   }
 }
 
-/** Chat Completions: `base` ends in `/v1`. */
-export const chat = (base: string, acc: Acc, signal?: AbortSignal): Promise<void> =>
-  frames(`${base}/chat/completions`, (data) => {
-    if (data === "[DONE]") return
-    const c = JSON.parse(data) as ChatJson
-    if (c.usage) acc.usage(c.usage.prompt_tokens, c.usage.completion_tokens)
-    const choice = c.choices[0]
-    if (choice === undefined) return
-    if (choice.finish_reason) acc.finish(choice.finish_reason)
-    const d = choice.delta
-    if (d.content) acc.text(d.content)
-    if (d.tool_calls) { for (const t of d.tool_calls) if (t.function?.arguments) acc.args(t.function.arguments) }
-  }, signal)
-
-/** Anthropic Messages: `base` is the host (the path adds `/v1/messages`). */
-export const anthropic = (base: string, acc: Acc, signal?: AbortSignal): Promise<void> =>
-  frames(`${base}/v1/messages`, (data) => {
-    const e = JSON.parse(data) as AnthropicJson
-    switch (e.type) {
-      case "message_start":
-        acc.usage(e.message.usage.input_tokens, e.message.usage.output_tokens)
-        break
-      case "content_block_delta": {
-        const d = e.delta
-        if (d.type === "text_delta") acc.text(d.text)
-        else if (d.type === "thinking_delta") acc.reasoning(d.thinking)
-        else if (d.type === "input_json_delta") acc.args(d.partial_json)
-        break
-      }
-      case "message_delta":
-        acc.finish(e.delta.stop_reason)
-        acc.usage(undefined, e.usage?.output_tokens)
-        break
-    }
-  }, signal)
-
-/** OpenAI Responses: `base` ends in `/v1`. */
-export const responses = (base: string, acc: Acc, signal?: AbortSignal): Promise<void> => {
-  let calls = false
-  return frames(`${base}/responses`, (data) => {
-    const e = JSON.parse(data) as ResponsesJson
-    switch (e.type) {
-      case "response.output_text.delta":
-        acc.text(e.delta)
-        break
-      case "response.function_call_arguments.delta":
-        calls = true
-        acc.args(e.delta)
-        break
-      case "response.completed":
-        acc.usage(e.response.usage.input_tokens, e.response.usage.output_tokens)
-        acc.finish(calls ? "tool_calls" : "stop")
-        break
-    }
-  }, signal)
+const frames = async (url: string, onData: (data: string) => void, signal?: AbortSignal): Promise<void> => {
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: "{}",
+    ...(signal ? { signal } : {})
+  })
+  const reader = response.body!.getReader()
+  const decoder = new TextDecoder()
+  const feed = framer(onData)
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    feed(decoder.decode(value, { stream: true }))
+  }
 }
+
+/** A family's endpoint under a scenario's server root (`base`). */
+export const endpoint = (base: string, family: Family): string =>
+  family === "chat"
+    ? `${base}/v1/chat/completions`
+    : family === "anthropic"
+    ? `${base}/v1/messages`
+    : `${base}/v1/responses`
+
+/** What the floor does with each event's `data:` payload of a family's stream. */
+export const handler = (family: Family, acc: Acc): (data: string) => void => {
+  switch (family) {
+    case "chat":
+      return (data) => {
+        if (data === "[DONE]") return
+        const c = JSON.parse(data) as ChatJson
+        if (c.usage) acc.usage(c.usage.prompt_tokens, c.usage.completion_tokens)
+        const choice = c.choices[0]
+        if (choice === undefined) return
+        if (choice.finish_reason) acc.finish(choice.finish_reason)
+        const d = choice.delta
+        if (d.content) acc.text(d.content)
+        if (d.tool_calls) { for (const t of d.tool_calls) if (t.function?.arguments) acc.args(t.function.arguments) }
+      }
+    case "anthropic":
+      return (data) => {
+        const e = JSON.parse(data) as AnthropicJson
+        switch (e.type) {
+          case "message_start":
+            acc.usage(e.message.usage.input_tokens, e.message.usage.output_tokens)
+            break
+          case "content_block_delta": {
+            const d = e.delta
+            if (d.type === "text_delta") acc.text(d.text)
+            else if (d.type === "thinking_delta") acc.reasoning(d.thinking)
+            else if (d.type === "input_json_delta") acc.args(d.partial_json)
+            break
+          }
+          case "message_delta":
+            acc.finish(e.delta.stop_reason)
+            acc.usage(undefined, e.usage?.output_tokens)
+            break
+        }
+      }
+    case "responses": {
+      let calls = false
+      return (data) => {
+        const e = JSON.parse(data) as ResponsesJson
+        switch (e.type) {
+          case "response.output_text.delta":
+            acc.text(e.delta)
+            break
+          case "response.function_call_arguments.delta":
+            calls = true
+            acc.args(e.delta)
+            break
+          case "response.completed":
+            acc.usage(e.response.usage.input_tokens, e.response.usage.output_tokens)
+            acc.finish(calls ? "tool_calls" : "stop")
+            break
+        }
+      }
+    }
+  }
+}
+
+/** The floor: one stream of `family` from the scenario root `base`, over `fetch`. */
+export const run = (base: string, family: Family, acc: Acc, signal?: AbortSignal): Promise<void> =>
+  frames(endpoint(base, family), handler(family, acc), signal)

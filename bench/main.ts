@@ -1,6 +1,7 @@
 /**
- * `npm run bench`: ours against the hand-written floor and the peers (bench/peers, installed here on
- * first use), every client reading the same bytes from one loopback server (bench/server.ts) that
+ * `npm run bench`: ours against the hand-written floor, the platform's `HttpClient` alone (the
+ * "platform" rows: the floor's decoding over `FetchHttpClient` and over undici) and the peers
+ * (bench/peers, installed here on first use), every client reading the same bytes from one loopback server (bench/server.ts) that
  * runs in this process while each measurement runs in a child process (bench/worker.ts):
  * - warm: per scenario, the clients take turns in one process after a warm-up;
  * - cold: each client alone in a fresh process, its first 10 requests;
@@ -86,8 +87,10 @@ const main = async (): Promise<void> => {
   const names = (family: Streams.Family, filter: (name: string) => boolean = () => true): Array<string> =>
     all.filter((c) => c.families.includes(family) && filter(c.name)).map((c) => c.name)
   const slow = (name: string): boolean => name === "@effect/ai-openai"
+  // The platform baselines run where the targets compare: the main scenarios warm, the
+  // concurrent and open streams.
   const lean = (name: string): boolean =>
-    !name.startsWith("ours") || name === "ours collect" || name === "ours runForEach"
+    (!name.startsWith("ours") && !Clients.isPlatform(name)) || name === "ours collect" || name === "ours runForEach"
   const coldSet = (name: string): boolean =>
     quick ? ["floor", "ours runForEach"].includes(name) : lean(name) ||
       name === "ours README (collectWith)"
@@ -106,7 +109,7 @@ const main = async (): Promise<void> => {
     for (const name of seqScenarios) {
       const s = Streams.scenario(name)
       const main3 = ["chat", "anthropic", "responses", "small"].includes(name)
-      const set = names(s.family, (n) => !slow(n) && (main3 || lean(n)))
+      const set = names(s.family, (n) => !slow(n) && (main3 ? !quick || !Clients.isPlatform(n) : lean(n)))
       log(`warm: ${s.title} (${set.length} clients) …`)
       const warm = await work<SeqResult>({
         mode: "seq",
@@ -196,7 +199,9 @@ const main = async (): Promise<void> => {
         !n.startsWith("ours") || n === "ours runForEach" || n === "ours collect" || n === "ours collectWith" ||
         n === "ours collectWith, undici" || n === "ours runForEach, undici"
     )
-      .filter((n) => !quick || n === "floor" || n === "ours runForEach" || n === "ours collectWith")
+      .filter((n) =>
+        !quick || n === "floor" || n === "ours runForEach" || n === "ours collectWith" || n === "platform undici"
+      )
     p()
     p(`### Concurrent streams (${Streams.scenario("concurrent").title}; each client in its own process; median of ${
       quick ? 1 : 3

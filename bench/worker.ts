@@ -51,7 +51,7 @@ const check = (name: string, got: Summary, want: Streams.Expected): void => {
 
 const main = async (): Promise<unknown> => {
   // Load the peers only when this job runs one: their modules would weigh on this process's memory.
-  const local = [Clients.floor, ...Clients.ours]
+  const local = Clients.local
   const all = job.clients.every((n) => local.some((c) => c.name === n)) ? local : await Clients.clients()
   const chosen = job.clients.map((name) => {
     const c = all.find((x) => x.name === name)
