@@ -119,6 +119,50 @@ describe("Redact cut", () => {
     )
   })
 
+  it("masks exactly the windows of every form of any credential, in 2,000 texts", () => {
+    const secretUnit = fc.constantFrom(..."aZ09-_+/=%\"\\ .Kk".split(""))
+    const secret = fc.string({ unit: secretUnit, minLength: 8, maxLength: 40 })
+    const base64 = (s: string) => Buffer.from(s, "utf8").toString("base64")
+    /** The forms the masker searches, as documented: as sent, URL-encoded (once, twice), JSON-escaped, Base64 (padded, unpadded, URL-safe); a form holding a shorter one is left to that one. */
+    const formsOf = (x: string): Array<string> => {
+      const b = base64(x)
+      const all = [
+        ...new Set([
+          x,
+          encodeURIComponent(x),
+          encodeURIComponent(encodeURIComponent(x)),
+          JSON.stringify(x).slice(1, -1),
+          b,
+          b.replace(/=+$/, ""),
+          b.replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "")
+        ])
+      ].filter((f) => f.length >= Redact.minSecretLength)
+      const lower = all.map((f) => f.toLowerCase())
+      return all.filter((_, i) =>
+        !lower.some((o, j) => j !== i && o.length < lower[i]!.length && lower[i]!.includes(o))
+      )
+    }
+    const case_ = fc.constantFrom("as is", "upper", "lower")
+    const textOf = (x: string) =>
+      fc.array(
+        fc.oneof(
+          fc.tuple(fc.nat(x.length), fc.nat(x.length), case_).map(([a, b, c]) => {
+            const piece = x.slice(Math.min(a, b), Math.max(a, b))
+            return c === "upper" ? piece.toUpperCase() : c === "lower" ? piece.toLowerCase() : piece
+          }),
+          fc.string({ unit: secretUnit, maxLength: 6 })
+        ),
+        { maxLength: 10 }
+      ).map((xs) => xs.join(""))
+    fc.assert(
+      fc.property(secret.chain((x) => fc.tuple(fc.constant(x), textOf(x))), ([x, t]) => {
+        const m = Redact.make([x])!
+        expect(m.cut(t)).toBe(cutOracle(formsOf(x), m.text(t)))
+      }),
+      { numRuns: 2000 }
+    )
+  })
+
   it("keeps every index where it was when lower-casing changes a length", () => {
     // "İ" lower-cases to two code units; an index taken from the lower-cased text would shift.
     expect(mask.cut(`İİİ QQQQ9999ZZ tail`)).toBe(`İİİ ${Redact.placeholder} tail`)
