@@ -1,8 +1,9 @@
 /**
  * `npm run bench`: ours against the hand-written floor, the platform's `HttpClient` alone (the
  * "platform" rows: the floor's decoding over `FetchHttpClient` and over undici) and the peers
- * (bench/peers, installed here on first use), every client reading the same bytes from one loopback server (bench/server.ts) that
- * runs in this process while each measurement runs in a child process (bench/worker.ts):
+ * (bench/peers, installed here on first use), every client reading the same bytes from one
+ * loopback server (bench/server.ts) that runs in this process while each measurement runs in a
+ * child process (bench/worker.ts):
  * - warm: per scenario, the clients take turns in one process after a warm-up;
  * - cold: each client alone in a fresh process, its first 10 requests;
  * - concurrent streams, open streams (heap per stream, error latency), a pass-through stream.
