@@ -1,7 +1,13 @@
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Equal from "effect/Equal"
+import * as Schema from "effect/Schema"
 import * as fc from "fast-check"
+import { types } from "node:util"
 import { describe, expect, it } from "vitest"
 import * as QuickError from "../../src/internal/llmError.js"
 import * as LlmError from "../../src/LlmError.js"
+import * as Arb from "./arbitraries.js"
 
 /** The three replacements `scrub` applies, without its one-pass check first: the oracle. */
 const scrubbedWithoutCheck = (text: string): string =>
@@ -148,5 +154,58 @@ describe("errors built on the stream's own path", () => {
     const copy = { ...info }
     expect(QuickError.fromInfo(copy)).not.toBe(QuickError.fromInfo(info))
     expect(QuickError.infoOf(QuickError.fromInfo(copy))).toBe(copy)
+  })
+
+  /** `new LlmError(info, true)` with stack traces off, as errors built here have them. */
+  const reference = (data: LlmError.ErrorInfo): LlmError.LlmError => {
+    const limit = Error.stackTraceLimit
+    Error.stackTraceLimit = 0
+    try {
+      return new LlmError.LlmError(data, true)
+    } finally {
+      Error.stackTraceLimit = limit
+    }
+  }
+
+  it("is built through Data.Error directly on this version of Effect", () => {
+    expect(QuickError.direct).toBe(true)
+  })
+
+  it("builds what the constructor builds, for any data", () => {
+    fc.assert(
+      fc.property(Arb.errorInfo, (data) => {
+        const built = QuickError.fromInfo(data)
+        const ref = reference(data)
+        expect(QuickError.sameError(built, ref)).toBe(true)
+        expect(built).toBeInstanceOf(LlmError.LlmError)
+        expect(built).toBeInstanceOf(Error)
+        expect(types.isNativeError(built)).toBe(true)
+        expect(Object.prototype.toString.call(built)).toBe("[object Error]")
+        expect([built._tag, built.name, String(built), built.stack]).toStrictEqual([
+          ref._tag,
+          ref.name,
+          String(ref),
+          ref.stack
+        ])
+        expect(JSON.stringify(built)).toBe(JSON.stringify(ref))
+        expect({ ...built }).toStrictEqual({ ...ref })
+        expect(Equal.equals(built, ref)).toBe(true)
+        expect(Schema.is(LlmError.LlmError)(built)).toBe(true)
+        expect(Effect.runSync(Effect.catchTag(built, "LlmError", (e) => Effect.succeed(e.code)))).toBe(data.code)
+      }),
+      { numRuns: 300 }
+    )
+  })
+
+  it("tells apart errors that differ in class, tag, a field or a field's attributes", () => {
+    const ref = reference(info)
+    const untagged = Reflect.construct(Data.Error, [{ ...info }], LlmError.LlmError) as LlmError.LlmError
+    const other = reference({ ...info, message: "another" })
+    const hidden = reference(info)
+    Object.defineProperty(hidden, "provider", { enumerable: false })
+    class Sub extends LlmError.LlmError {}
+    const sub = Object.setPrototypeOf(reference(info), Sub.prototype) as LlmError.LlmError
+    expect(QuickError.sameError(reference(info), ref)).toBe(true)
+    for (const e of [untagged, other, hidden, sub]) expect(QuickError.sameError(e, ref)).toBe(false)
   })
 })
