@@ -107,6 +107,11 @@ const windowHash = (s: string, at: number): number => {
 const rollHash = (h: number, leaving: number, entering: number): number =>
   (Math.imul((h - Math.imul(leaving, leavingWeight)) | 0, hashBase) + entering) | 0
 
+/** Sets a member as a plain assignment would, even one named `__proto__`. */
+const member = (out: Record<string, unknown>, key: string, value: unknown): void => {
+  Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true })
+}
+
 /** The longest cut a deep copy follows, in levels: what we mask is our own, bounded data. */
 const maxDepth = 64
 
@@ -184,14 +189,22 @@ const build = (forms: ReadonlyArray<string>, stream: Masker | undefined): Masker
       }
       return out ?? value
     }
-    const entries = Object.entries(value)
-    const masked = entries.map(([k, v]) => [cut(k), deep(v, depth + 1)] as const)
-    if (masked.every(([k, v], i) => k === entries[i]![0] && Object.is(v, entries[i]![1]))) return value
-    const out: Record<string, unknown> = {}
-    for (const [k, v] of masked) {
-      Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true })
+    // Nothing is allocated until a key or a value changes; then the members so far are copied.
+    const record = value as Record<string, unknown>
+    const keys = Object.keys(record)
+    let out: Record<string, unknown> | undefined = undefined
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i]!
+      const v = record[k]
+      const maskedKey = cut(k)
+      const maskedValue = deep(v, depth + 1)
+      if (out === undefined && (maskedKey !== k || !Object.is(maskedValue, v))) {
+        out = {}
+        for (let j = 0; j < i; j++) member(out, keys[j]!, record[keys[j]!])
+      }
+      if (out !== undefined) member(out, maskedKey, maskedValue)
     }
-    return out
+    return out ?? value
   }
   const self: Masker = {
     text,
