@@ -6,7 +6,7 @@
 import type { Acc } from "./acc.js"
 import type { Family } from "./streams.js"
 
-interface ChatJson {
+export interface ChatJson {
   readonly usage?: { readonly prompt_tokens: number; readonly completion_tokens: number } | null
   readonly choices: ReadonlyArray<{
     readonly finish_reason: string | null
@@ -16,7 +16,7 @@ interface ChatJson {
     }
   }>
 }
-interface AnthropicJson {
+export interface AnthropicJson {
   readonly type: string
   readonly message: { readonly usage: { readonly input_tokens: number; readonly output_tokens: number } }
   readonly delta: {
@@ -74,6 +74,40 @@ const frames = async (url: string, onData: (data: string) => void, signal?: Abor
   }
 }
 
+/**
+ * One parsed Chat Completions chunk into the accumulator. Shared with the peers' harness
+ * (bench/peers/clients.mjs), whose SDKs hand over the same objects.
+ */
+export const chatChunk = (acc: Acc, c: ChatJson): void => {
+  if (c.usage) acc.usage(c.usage.prompt_tokens, c.usage.completion_tokens)
+  const choice = c.choices[0]
+  if (choice === undefined) return
+  if (choice.finish_reason) acc.finish(choice.finish_reason)
+  const d = choice.delta
+  if (d.content) acc.text(d.content)
+  if (d.tool_calls) { for (const t of d.tool_calls) if (t.function?.arguments) acc.args(t.function.arguments) }
+}
+
+/** One parsed Anthropic Messages event into the accumulator (shared as {@link chatChunk}). */
+export const anthropicEvent = (acc: Acc, e: AnthropicJson): void => {
+  switch (e.type) {
+    case "message_start":
+      acc.usage(e.message.usage.input_tokens, e.message.usage.output_tokens)
+      break
+    case "content_block_delta": {
+      const d = e.delta
+      if (d.type === "text_delta") acc.text(d.text)
+      else if (d.type === "thinking_delta") acc.reasoning(d.thinking)
+      else if (d.type === "input_json_delta") acc.args(d.partial_json)
+      break
+    }
+    case "message_delta":
+      acc.finish(e.delta.stop_reason)
+      acc.usage(undefined, e.usage?.output_tokens)
+      break
+  }
+}
+
 /** A family's endpoint under a scenario's server root (`base`). */
 export const endpoint = (base: string, family: Family): string =>
   family === "chat"
@@ -87,36 +121,10 @@ export const handler = (family: Family, acc: Acc): (data: string) => void => {
   switch (family) {
     case "chat":
       return (data) => {
-        if (data === "[DONE]") return
-        const c = JSON.parse(data) as ChatJson
-        if (c.usage) acc.usage(c.usage.prompt_tokens, c.usage.completion_tokens)
-        const choice = c.choices[0]
-        if (choice === undefined) return
-        if (choice.finish_reason) acc.finish(choice.finish_reason)
-        const d = choice.delta
-        if (d.content) acc.text(d.content)
-        if (d.tool_calls) { for (const t of d.tool_calls) if (t.function?.arguments) acc.args(t.function.arguments) }
+        if (data !== "[DONE]") chatChunk(acc, JSON.parse(data) as ChatJson)
       }
     case "anthropic":
-      return (data) => {
-        const e = JSON.parse(data) as AnthropicJson
-        switch (e.type) {
-          case "message_start":
-            acc.usage(e.message.usage.input_tokens, e.message.usage.output_tokens)
-            break
-          case "content_block_delta": {
-            const d = e.delta
-            if (d.type === "text_delta") acc.text(d.text)
-            else if (d.type === "thinking_delta") acc.reasoning(d.thinking)
-            else if (d.type === "input_json_delta") acc.args(d.partial_json)
-            break
-          }
-          case "message_delta":
-            acc.finish(e.delta.stop_reason)
-            acc.usage(undefined, e.usage?.output_tokens)
-            break
-        }
-      }
+      return (data) => anthropicEvent(acc, JSON.parse(data) as AnthropicJson)
     case "responses": {
       let calls = false
       return (data) => {

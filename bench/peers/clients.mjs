@@ -10,35 +10,10 @@ import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import { jsonSchema, streamText, tool } from "ai"
 import { Effect, Layer, ManagedRuntime, Redacted, Schema, Stream } from "effect"
 import OpenAI from "openai"
+// The floor's own handlers of parsed Chat chunks and Anthropic events: every client accumulates alike.
+import { anthropicEvent, chatChunk } from "../floors.ts"
 
 const done = () => Promise.resolve()
-
-const chatChunk = (acc, c) => {
-  if (c.usage) acc.usage(c.usage.prompt_tokens, c.usage.completion_tokens)
-  const choice = c.choices[0]
-  if (choice === undefined) return
-  if (choice.finish_reason) acc.finish(choice.finish_reason)
-  const d = choice.delta
-  if (d.content) acc.text(d.content)
-  if (d.tool_calls) { for (const t of d.tool_calls) if (t.function?.arguments) acc.args(t.function.arguments) }
-}
-
-const anthropicEvent = (acc, e) => {
-  switch (e.type) {
-    case "message_start":
-      acc.usage(e.message.usage.input_tokens, e.message.usage.output_tokens)
-      break
-    case "content_block_delta":
-      if (e.delta.type === "text_delta") acc.text(e.delta.text)
-      else if (e.delta.type === "thinking_delta") acc.reasoning(e.delta.thinking)
-      else if (e.delta.type === "input_json_delta") acc.args(e.delta.partial_json)
-      break
-    case "message_delta":
-      acc.finish(e.delta.stop_reason)
-      acc.usage(undefined, e.usage?.output_tokens)
-      break
-  }
-}
 
 const aiSdkPart = (acc, p) => {
   switch (p.type) {
