@@ -191,6 +191,7 @@ describe("errors built on the stream's own path", () => {
         expect({ ...built }).toStrictEqual({ ...ref })
         expect(Equal.equals(built, ref)).toBe(true)
         expect(Schema.is(LlmError.LlmError)(built)).toBe(true)
+        expect(Schema.encodeSync(LlmError.LlmError)(built)).toStrictEqual(Schema.encodeSync(LlmError.LlmError)(ref))
         expect(Effect.runSync(Effect.catchTag(built, "LlmError", (e) => Effect.succeed(e.code)))).toBe(data.code)
       }),
       { numRuns: 300 }
