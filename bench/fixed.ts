@@ -13,6 +13,7 @@ import * as inspector from "node:inspector"
 import { fileURLToPath } from "node:url"
 import { Acc } from "./acc.js"
 import * as Clients from "./clients.js"
+import * as Hold from "./hold.js"
 import * as Server from "./server.js"
 
 const median = (xs: ReadonlyArray<number>): number => {
@@ -53,40 +54,30 @@ const main = async (): Promise<void> => {
         const inst = c.make(`${url}/hold`, "chat")
         const warm = c.make(`${url}/s/small`, "chat")
         await warm.run(new Acc())
-        const gc = (globalThis as { gc?: () => void }).gc
-        gc?.()
-        gc?.()
-        const heap0 = process.memoryUsage().heapUsed
-        const accs = Array.from({ length: hold }, () => new Acc())
-        const settled: Array<number> = []
-        const runs = accs.map((acc) =>
-          inst.run(acc).then(() => "ended", (e: unknown) => String(e)).then((h) => {
-            settled.push(acc.endSeenAt())
-            return h
-          })
-        )
-        while (accs.some((a) => a.firstAt === 0)) await new Promise((r) => setTimeout(r, 10))
-        gc?.()
-        gc?.()
-        const heap = (process.memoryUsage().heapUsed - heap0) / hold / 1024
         const session = process.env["FIXED_PROF"] !== undefined ? new inspector.Session() : undefined
-        if (session !== undefined) {
-          session.connect()
-          await post(session, "Profiler.enable")
-          await post(session, "Profiler.start")
-        }
-        const t0 = performance.now()
-        await fetch(`${url}/drop`, { method: "POST", body: "{}" }).then((r) => r.text())
-        await Promise.all(runs)
-        if (session !== undefined) {
-          const { profile } = (await post(session, "Profiler.stop")) as { profile: unknown }
-          writeFileSync(process.env["FIXED_PROF"]!, JSON.stringify(profile))
-          session.disconnect()
-        }
-        const lat = settled.map((t) => t - t0).sort((a, b) => a - b)
+        const round = await Hold.holdAndCut(
+          inst,
+          url,
+          hold,
+          session === undefined ? undefined : {
+            before: async () => {
+              session.connect()
+              await post(session, "Profiler.enable")
+              await post(session, "Profiler.start")
+            },
+            after: async () => {
+              const { profile } = (await post(session, "Profiler.stop")) as { profile: unknown }
+              writeFileSync(process.env["FIXED_PROF"]!, JSON.stringify(profile))
+              session.disconnect()
+            }
+          }
+        )
+        const lat = round.latencies
         process.stdout.write(
           `${c.name}: heap/stream ${
-            gc === undefined ? "(needs node --expose-gc)" : `${heap.toFixed(1)} KB`
+            round.heapPerStream === undefined
+              ? "(needs node --expose-gc)"
+              : `${(round.heapPerStream / 1024).toFixed(1)} KB`
           }, error median ${median(lat).toFixed(0)} ms, last ${lat[lat.length - 1]!.toFixed(0)} ms\n`
         )
         await inst.dispose()

@@ -13,6 +13,7 @@
 import { deepStrictEqual, strictEqual } from "node:assert"
 import { Acc, type Summary } from "./acc.js"
 import * as Clients from "./clients.js"
+import * as Hold from "./hold.js"
 import * as Streams from "./streams.js"
 
 export interface Job {
@@ -120,51 +121,26 @@ const main = async (): Promise<unknown> => {
     const median = (xs: ReadonlyArray<number>): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
     // `reps` rounds of n streams held, then cut: the heap is measured in the first, the error
     // latency is the median over the rounds (one cut of a thousand streams varies by ±50 ms).
-    let heapPerStream = 0
-    let rssPerStream = 0
-    let failed = 0
-    const medians: Array<number> = []
-    const lasts: Array<number> = []
+    const rounds: Array<Hold.Round> = []
     for (let round = 0; round < (job.reps ?? 1); round++) {
-      gc()
-      gc()
-      const heap0 = process.memoryUsage().heapUsed
-      const rss0 = mb()
-      const accs = Array.from({ length: job.n! }, () => new Acc())
-      const settled: Array<number> = []
-      const runs = accs.map((acc) =>
-        inst.run(acc).then(() => "ended", (e: unknown) => String(e)).then((how) => {
-          settled.push(acc.endSeenAt())
-          return how
+      rounds.push(
+        await Hold.holdAndCut(inst, job.server, job.n!).catch((e: unknown) => {
+          throw new Error(`${c.name}: ${e instanceof Error ? e.message : String(e)}`)
         })
       )
-      while (accs.some((a) => a.firstAt === 0)) {
-        if (settled.length > 0) throw new Error(`${c.name}: a held stream ended before its first event`)
-        await new Promise((r) => setTimeout(r, 10))
-      }
-      if (round === 0) {
-        gc()
-        gc()
-        heapPerStream = (process.memoryUsage().heapUsed - heap0) / job.n!
-        rssPerStream = (mb() - rss0) / job.n!
-      }
-      const t0 = performance.now()
-      await fetch(`${job.server}/drop`, { method: "POST", body: "{}" }).then((r) => r.text())
-      const hows = await Promise.all(runs)
-      const latencies = settled.map((t) => t - t0).sort((a, b) => a - b)
-      medians.push(latencies[Math.floor(latencies.length / 2)]!)
-      lasts.push(latencies[latencies.length - 1]!)
-      failed += hows.filter((h) => h !== "ended").length
     }
+    const first = rounds[0]!
+    const medians = rounds.map((r) => r.latencies[Math.floor(r.latencies.length / 2)]!)
+    const lasts = rounds.map((r) => r.latencies[r.latencies.length - 1]!)
     await inst.dispose()
     await warm.dispose()
     return {
-      heapPerStream,
-      rssPerStream,
+      heapPerStream: first.heapPerStream,
+      rssPerStream: first.rssPerStream,
       errorLatencyMedian: median(medians),
       errorLatencyMax: median(lasts),
       errorLatencyMedians: medians,
-      failed
+      failed: rounds.reduce((n, r) => n + r.failed, 0)
     }
   }
 
