@@ -235,7 +235,9 @@ const main = async (): Promise<void> => {
     const nOpen = quick ? 100 : 1000
     p()
     const holdReps = quick ? 1 : 3
-    p(`### ${nOpen} open streams (each received its first event and waits; then the server cuts them all; ${holdReps} rounds per client, each figure the median over the rounds)`)
+    p(`### ${nOpen} open streams (each received its first event and waits; then the server cuts them all; ${holdReps} round${
+      holdReps === 1 ? "" : "s"
+    } per client, each figure the median over them)`)
     p()
     p("| client | heap per open stream | error seen, median after the cut | error seen, last | medians of the rounds |")
     p("|---|---|---|---|---|")
