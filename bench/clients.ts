@@ -114,6 +114,7 @@ const opts = (signal?: AbortSignal) => (signal ? { signal } : undefined)
  * README's examples do), and checks the collected tool arguments.
  */
 const perRun = (
+  http: Layer.Layer<HttpClient.HttpClient>,
   consume: (
     acc: Acc,
     stream: Stream.Stream<StreamChunk.StreamChunk, never, LanguageModel.LanguageModel>
@@ -125,7 +126,7 @@ const perRun = (
     run: async (acc, signal) => {
       const r = await consume(acc, LanguageModel.stream("benchmark")).pipe(
         Effect.provide(model),
-        Effect.provide(FetchHttpClient.layer),
+        Effect.provide(http),
         (e) => Effect.runPromise(e, opts(signal))
       )
       settle(acc)
@@ -166,14 +167,21 @@ export const ours: ReadonlyArray<Client> = [
     make: collectOn(FetchHttpClient.layer)
   },
   {
-    // The README's example: Response.collectWith (a plain function on every chunk, then the Response),
-    // the layers provided per run.
-    name: "ours README (collectWith)",
+    // The README's example: Response.collectWith (a plain function on every chunk, then the Response)
+    // over NodeHttpClient.layerUndici, the layers built once (a long-lived program: one runtime).
+    name: "ours README (collectWith, undici)",
     families: all,
-    make: perRun((acc, stream) => Response.collectWith((c) => onChunk(acc, c))(stream))
+    make: collectWithOn(NodeHttpClient.layerUndici)
   },
   {
-    // The README's way of consuming in a long-lived program: collectWith, one runtime for every run.
+    // The README's example before 2026-12-01, and the records' "README way" until then: collectWith
+    // over FetchHttpClient, the layers provided (so built) per run.
+    name: "ours collectWith, layers per run",
+    families: all,
+    make: perRun(FetchHttpClient.layer, (acc, stream) => Response.collectWith((c) => onChunk(acc, c))(stream))
+  },
+  {
+    // collectWith over FetchHttpClient (the portable client), one runtime for every run.
     name: "ours collectWith",
     families: all,
     make: collectWithOn(FetchHttpClient.layer)
@@ -182,7 +190,10 @@ export const ours: ReadonlyArray<Client> = [
     // An Effect per chunk: Stream.tap, then Response.collect, the layers provided per run.
     name: "ours tap+collect",
     families: all,
-    make: perRun((acc, stream) => Response.collect(Stream.tap(stream, (c) => Effect.sync(() => onChunk(acc, c)))))
+    make: perRun(
+      FetchHttpClient.layer,
+      (acc, stream) => Response.collect(Stream.tap(stream, (c) => Effect.sync(() => onChunk(acc, c))))
+    )
   },
   {
     name: "ours runForEach",
@@ -200,11 +211,6 @@ export const ours: ReadonlyArray<Client> = [
     name: "ours collect, undici",
     families: all,
     make: collectOn(NodeHttpClient.layerUndici)
-  },
-  {
-    name: "ours collectWith, undici",
-    families: all,
-    make: collectWithOn(NodeHttpClient.layerUndici)
   },
   {
     name: "ours runForEach, undici",

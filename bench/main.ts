@@ -93,8 +93,8 @@ const main = async (): Promise<void> => {
   const lean = (name: string): boolean =>
     (!name.startsWith("ours") && !Clients.isPlatform(name)) || name === "ours collect" || name === "ours runForEach"
   const coldSet = (name: string): boolean =>
-    quick ? ["floor", "ours runForEach"].includes(name) : lean(name) ||
-      name === "ours README (collectWith)"
+    quick ? ["floor", "ours README (collectWith, undici)"].includes(name) : lean(name) ||
+      name === "ours README (collectWith, undici)" || name === "ours collectWith, layers per run"
 
   const server = await Server.start()
   const out: Array<string> = []
@@ -198,7 +198,7 @@ const main = async (): Promise<void> => {
       "chat",
       (n) =>
         !n.startsWith("ours") || n === "ours runForEach" || n === "ours collect" || n === "ours collectWith" ||
-        n === "ours collectWith, undici" || n === "ours runForEach, undici"
+        n === "ours README (collectWith, undici)" || n === "ours runForEach, undici"
     )
       .filter((n) =>
         !quick || n === "floor" || n === "ours runForEach" || n === "ours collectWith" || n === "platform undici"
