@@ -1,5 +1,5 @@
 // The README's example, kept here so the type checker proves it still compiles.
-import { FetchHttpClient } from "@effect/platform"
+import { NodeHttpClient } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import { LanguageModel, OpenAiChat, Response, UsageMeter } from "effect-llm-stream"
 
@@ -29,8 +29,9 @@ const program = Effect.gen(function*() {
   console.log(response.usage, yield* UsageMeter.snapshot)
 })
 
+// The layers are built once, here at the edge; every call inside the program shares them.
 program.pipe(
   Effect.provide(Layer.mergeAll(Model, UsageMeter.layer)),
-  Effect.provide(FetchHttpClient.layer),
+  Effect.provide(NodeHttpClient.layerUndici), // on Node; FetchHttpClient.layer runs anywhere
   Effect.runPromise
 )
