@@ -35,6 +35,12 @@ export interface Sample {
 }
 
 const job = JSON.parse(process.argv[2]!) as Job
+
+// tsx (which loads this harness) turns source maps on, so every error's stack, once read (Node's
+// streams read it when a socket is destroyed with an error), is mapped frame by frame: a cost that
+// a program running the published JavaScript does not pay, and that falls unevenly (frames from
+// files in node_modules, such as undici's, are looked up; Node's own are not). Off, as in production.
+process.setSourceMapsEnabled(false)
 const gc = (): void => (globalThis as { gc?: () => void }).gc?.()
 const mb = (): number => process.memoryUsage().rss
 
