@@ -110,8 +110,9 @@ const all: ReadonlyArray<Family> = ["chat", "anthropic", "responses"]
 const opts = (signal?: AbortSignal) => (signal ? { signal } : undefined)
 
 /**
- * A client that consumes each run's stream with `consume`, the layers provided per run (as the
- * README's examples do), and checks the collected tool arguments.
+ * A client that consumes each run's stream with `consume`, the layers (the model's over `http`)
+ * provided per run, as a program that provides them around each call does, and checks the
+ * collected tool arguments.
  */
 const perRun = (
   http: Layer.Layer<HttpClient.HttpClient>,
@@ -174,8 +175,8 @@ export const ours: ReadonlyArray<Client> = [
     make: collectWithOn(NodeHttpClient.layerUndici)
   },
   {
-    // The README's example before 2026-12-01, and the records' "README way" until then: collectWith
-    // over FetchHttpClient, the layers provided (so built) per run.
+    // The README's example until 59c5533, and the records' "README way" until then: collectWith over
+    // FetchHttpClient, the layers provided (so built) per run.
     name: "ours collectWith, layers per run",
     families: all,
     make: perRun(FetchHttpClient.layer, (acc, stream) => Response.collectWith((c) => onChunk(acc, c))(stream))
