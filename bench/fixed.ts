@@ -15,11 +15,7 @@ import { Acc } from "./acc.js"
 import * as Clients from "./clients.js"
 import * as Hold from "./hold.js"
 import * as Server from "./server.js"
-
-const median = (xs: ReadonlyArray<number>): number => {
-  const s = [...xs].sort((a, b) => a - b)
-  return s[Math.floor(s.length / 2)] ?? NaN
-}
+import { median } from "./stats.js"
 
 const post = (session: inspector.Session, method: string): Promise<unknown> =>
   new Promise((resolve, reject) => session.post(method, (e, r) => (e ? reject(e) : resolve(r))))

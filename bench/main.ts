@@ -15,6 +15,7 @@ import { spawn, spawnSync } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import * as Clients from "./clients.js"
 import * as Server from "./server.js"
+import { median, quantile } from "./stats.js"
 import * as Streams from "./streams.js"
 import type { Job, Sample } from "./worker.js"
 
@@ -56,17 +57,8 @@ const work = <A>(job: Job): Promise<A> =>
     })
   })
 
-// --- statistics -----------------------------------------------------------------------------------
+// --- formatting -----------------------------------------------------------------------------------
 
-const quantile = (xs: ReadonlyArray<number>, q: number): number => {
-  const s = [...xs].sort((a, b) => a - b)
-  if (s.length === 0) return NaN
-  const pos = (s.length - 1) * q
-  const lo = Math.floor(pos)
-  const hi = Math.ceil(pos)
-  return s[lo]! + (s[hi]! - s[lo]!) * (pos - lo)
-}
-const median = (xs: ReadonlyArray<number>): number => quantile(xs, 0.5)
 const f1 = (n: number): string => (Number.isFinite(n) ? n.toFixed(1) : "—")
 const f2 = (n: number): string => (Number.isFinite(n) ? n.toFixed(2) : "—")
 const mb = (n: number): string => `${(n / 1024 / 1024).toFixed(0)} MB`

@@ -21,8 +21,7 @@ import * as OpenAiChat from "../src/providers/openai-chat/index.js"
 import { Acc } from "./acc.js"
 import * as Clients from "./clients.js"
 import * as Server from "./server.js"
-
-const median = (xs: ReadonlyArray<number>): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN
+import { median } from "./stats.js"
 
 const main = async (): Promise<void> => {
   const child = fork(fileURLToPath(import.meta.url), ["--serve"], { execArgv: process.execArgv })

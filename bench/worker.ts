@@ -14,6 +14,7 @@ import { deepStrictEqual, strictEqual } from "node:assert"
 import { Acc, type Summary } from "./acc.js"
 import * as Clients from "./clients.js"
 import * as Hold from "./hold.js"
+import { median } from "./stats.js"
 import * as Streams from "./streams.js"
 
 export interface Job {
@@ -124,7 +125,6 @@ const main = async (): Promise<unknown> => {
     // One warm request first, so lazily built runtimes and modules are not counted per stream.
     const warm = c.make(`${job.server}/s/small`, "chat")
     await warm.run(new Acc())
-    const median = (xs: ReadonlyArray<number>): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
     // `reps` rounds of n streams held, then cut: the heap is measured in the first, the error
     // latency is the median over the rounds (one cut of a thousand streams varies by ±50 ms).
     const rounds: Array<Hold.Round> = []
@@ -136,7 +136,7 @@ const main = async (): Promise<unknown> => {
       )
     }
     const first = rounds[0]!
-    const medians = rounds.map((r) => r.latencies[Math.floor(r.latencies.length / 2)]!)
+    const medians = rounds.map((r) => median(r.latencies))
     const lasts = rounds.map((r) => r.latencies[r.latencies.length - 1]!)
     await inst.dispose()
     await warm.dispose()
