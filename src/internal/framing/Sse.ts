@@ -28,6 +28,29 @@ const LF = 10
 const SPACE = 32
 const COLON = 58
 
+// The field names, compared a character code at a time: `startsWith` is a call per line.
+const isData = (s: string, at: number): boolean =>
+  s.charCodeAt(at) === 100 && s.charCodeAt(at + 1) === 97 && s.charCodeAt(at + 2) === 116 &&
+  s.charCodeAt(at + 3) === 97
+const isEvent = (s: string, at: number): boolean =>
+  s.charCodeAt(at) === 101 && s.charCodeAt(at + 1) === 118 && s.charCodeAt(at + 2) === 101 &&
+  s.charCodeAt(at + 3) === 110 && s.charCodeAt(at + 4) === 116
+const isError = (s: string, at: number): boolean =>
+  s.charCodeAt(at) === 101 && s.charCodeAt(at + 1) === 114 && s.charCodeAt(at + 2) === 114 &&
+  s.charCodeAt(at + 3) === 111 && s.charCodeAt(at + 4) === 114
+const isId = (s: string, at: number): boolean => s.charCodeAt(at) === 105 && s.charCodeAt(at + 1) === 100
+
+/**
+ * The colon of a line that begins `data:`, `event:`, `error:` or `id:` (the first colon, since no
+ * name holds one), found without a search; -1 for any other line.
+ */
+const knownColon = (s: string, start: number, end: number): number => {
+  if (start + 4 < end && s.charCodeAt(start + 4) === COLON && isData(s, start)) return start + 4
+  if (start + 5 < end && s.charCodeAt(start + 5) === COLON && (isEvent(s, start) || isError(s, start))) return start + 5
+  if (start + 2 < end && s.charCodeAt(start + 2) === COLON && isId(s, start)) return start + 2
+  return -1
+}
+
 /**
  * An incremental, synchronous SSE framer: `push` each network read, `end` at the end of the body.
  * It never throws; an event larger than the cap sets {@link Framer.error} and stops all output.
@@ -88,6 +111,14 @@ export class Framer extends TextFraming<Event> {
       pos = this.after(text, end)
     }
     while (pos < n) {
+      if (text.charCodeAt(pos) === LF) {
+        // A blank line ends the event: no search for its end.
+        if (!this.checkSize(0)) return
+        this.dispatch(out)
+        if (this.error !== undefined) return
+        pos++
+        continue
+      }
       if (lf !== -1 && lf < pos) lf = text.indexOf("\n", pos)
       if (cr !== -1 && cr < pos) cr = text.indexOf("\r", pos)
       const end = lf === -1 ? cr : cr === -1 || lf < cr ? lf : cr
@@ -97,8 +128,12 @@ export class Framer extends TextFraming<Event> {
         return
       }
       if (!this.checkSize(end - pos)) return
-      if (colon !== -1 && colon < pos) colon = text.indexOf(":", pos)
-      this.line(text, pos, end, colon !== -1 && colon < end ? colon : -1, out)
+      let at = knownColon(text, pos, end)
+      if (at === -1) {
+        if (colon !== -1 && colon < pos) colon = text.indexOf(":", pos)
+        at = colon !== -1 && colon < end ? colon : -1
+      }
+      this.line(text, pos, end, at, out)
       if (this.error !== undefined) return
       pos = this.after(text, end)
     }
@@ -142,7 +177,7 @@ export class Framer extends TextFraming<Event> {
     }
     switch (nameEnd - start) {
       case 4:
-        if (s.startsWith("data", start)) {
+        if (isData(s, start)) {
           const value = s.slice(valueStart, end)
           if (this.hasData) {
             ;(this.moreData ??= [this.data]).push(value)
@@ -155,15 +190,15 @@ export class Framer extends TextFraming<Event> {
         }
         return
       case 5:
-        if (s.startsWith("event", start)) {
+        if (isEvent(s, start)) {
           this.eventType = s.slice(valueStart, end)
-        } else if (s.startsWith("error", start)) {
+        } else if (isError(s, start)) {
           this.errorField = s.slice(valueStart, end)
           this.hasError = true
         }
         return
       case 2:
-        if (s.startsWith("id", start)) {
+        if (isId(s, start)) {
           const value = s.slice(valueStart, end)
           if (!value.includes("\0")) this.lastId = value
         }
