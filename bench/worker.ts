@@ -10,6 +10,8 @@
  * - `pass`: one stream of `bytes` drained without collecting (peak RSS growth).
  * Every run's result is checked against what the stream must decode to.
  */
+import * as Effect from "effect/Effect"
+import * as Random from "effect/Random"
 import { deepStrictEqual, strictEqual } from "node:assert"
 import { Acc, type Summary } from "./acc.js"
 import * as Clients from "./clients.js"
@@ -36,32 +38,6 @@ export interface Sample {
 }
 
 const job = JSON.parse(process.argv[2]!) as Job
-
-/**
- * A reproducible pseudo-random sequence in [0, 1) (mulberry32). The clients' order is shuffled each
- * round with it: a request leaves work behind (its garbage, its stream's and socket's cleanup) that
- * lands on the next request, ≈ 0.1 ms after a `fetch` on the 10-event answer. A rotated order gave
- * each client the same predecessor in every round, so one client always paid for the floor's.
- */
-const seeded = (seed: number) => (): number => {
-  seed = (seed + 0x6d2b79f5) | 0
-  let t = seed
-  t = Math.imul(t ^ (t >>> 15), t | 1)
-  t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-}
-
-/** A copy of `xs` in a random order (Fisher–Yates). */
-const shuffled = <A>(xs: ReadonlyArray<A>, random: () => number): Array<A> => {
-  const out = [...xs]
-  for (let i = out.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1))
-    const t = out[i]!
-    out[i] = out[j]!
-    out[j] = t
-  }
-  return out
-}
 
 // tsx (which loads this harness) turns source maps on, so every error's stack, once read (Node's
 // streams read it when a socket is destroyed with an error), is mapped frame by frame: a cost that
@@ -112,9 +88,12 @@ const main = async (): Promise<unknown> => {
       return { total, first: acc.firstAt - t0, cpu: (cpu.user + cpu.system) / 1000 }
     }
     const rounds = (job.warmup ?? 0) + (job.runs ?? 10)
-    const random = seeded(0x5eed)
+    // A new order each round, reproducibly: a request leaves work behind (its garbage, its stream's
+    // and socket's cleanup) that lands on the next request, ≈ 0.1 ms after a `fetch` on the
+    // 10-event answer; a rotated order gave each client the same predecessor in every round.
+    const random = Random.make("bench order")
     for (let r = 0; r < rounds; r++) {
-      const order = shuffled(instances, random)
+      const order = Effect.runSync(random.shuffle(instances))
       for (const { c, i } of order) {
         const sample = await once(c, i)
         if (r >= (job.warmup ?? 0)) samples[c.name]!.push(sample)

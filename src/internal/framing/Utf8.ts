@@ -11,8 +11,9 @@
  * How it stays exact: a read is decoded only up to its last complete character; the bytes of a
  * character it leaves unfinished (at most three, and only while they can still make one) are held
  * and put before the next read. A decoder then only ever sees whole characters, or bytes no
- * character could be made of, which decode the same wherever the body was split. Both decoders keep the BOM (a U+FEFF after the start of the
- * body is text); it is dropped here, once, from the start of the body.
+ * character could be made of, which decode the same wherever the body was split. Both decoders
+ * keep the BOM (a U+FEFF after the start of the body is text); it is dropped here, once, from the
+ * start of the body.
  *
  * @since 0.1.0
  */
