@@ -835,7 +835,8 @@ const sourceWith = <Ev>(
   // Every ending but an interruption is masked here, a defect too (its message may quote what it read).
   const masked = <A, R>(effect: Effect.Effect<A, LlmError.LlmError, R>): Effect.Effect<A, LlmError.LlmError, R> =>
     Effect.catchAllCause(effect, (cause) =>
-      Cause.isInterruptedOnly(cause)
+      // A single failure (the usual case) is no interruption: known without walking the cause.
+      !Cause.isFailType(cause) && Cause.isInterruptedOnly(cause)
         ? Effect.failCause(cause)
         : Effect.fail(QuickError.fromInfo(maskInfo(mask, StreamChunk.errorFromCause(cause, req.provider)))))
   return (scope) => Effect.map(masked(open(scope)), (take) => Source.derive(take, masked(take)))
