@@ -4,7 +4,7 @@
  * - `seq`: the clients take turns (in a new order each round, shuffled) on one scenario, after `warmup`
  *   rounds; per request its total time, time to first content and CPU time. With warmup 0 and one
  *   client in a fresh process, these are the cold figures.
- * - `concurrent`: `n` streams of one client at once, `reps` times (after one warm-up batch).
+ * - `concurrent`: `n` streams of one client at once, `reps` times (after one warm-up batch of `warmN`).
  * - `hold`: `n` streams that received their first event and wait (heap per open stream), then the
  *   server cuts them all (time until every client has seen the error).
  * - `pass`: one stream of `bytes` drained without collecting (peak RSS growth).
@@ -27,6 +27,8 @@ export interface Job {
   readonly warmup?: number
   readonly runs?: number
   readonly n?: number
+  /** `concurrent`: the warm-up batch's size (default `n`). */
+  readonly warmN?: number
   readonly reps?: number
   readonly bytes?: number
 }
@@ -108,9 +110,9 @@ const main = async (): Promise<unknown> => {
     const s = Streams.scenario("concurrent")
     const built = s.build()
     const inst = c.make(`${job.server}/s/${s.name}`, s.family)
-    const batch = async (): Promise<{ wall: number; totals: Array<number> }> => {
+    const batch = async (n: number): Promise<{ wall: number; totals: Array<number> }> => {
       const t0 = performance.now()
-      const totals = await Promise.all(Array.from({ length: job.n! }, async () => {
+      const totals = await Promise.all(Array.from({ length: n }, async () => {
         const acc = new Acc()
         const t = performance.now()
         await inst.run(acc)
@@ -119,9 +121,9 @@ const main = async (): Promise<unknown> => {
       }))
       return { wall: performance.now() - t0, totals }
     }
-    await batch()
+    await batch(job.warmN ?? job.n!)
     const out: Array<{ wall: number; totals: Array<number> }> = []
-    for (let r = 0; r < (job.reps ?? 3); r++) out.push(await batch())
+    for (let r = 0; r < (job.reps ?? 3); r++) out.push(await batch(job.n!))
     await inst.dispose()
     return { batches: out, peakRss: process.resourceUsage().maxRSS * 1024, rssStart }
   }

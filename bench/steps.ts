@@ -1,0 +1,188 @@
+/**
+ * `npx tsx --conditions=effect-llm-stream/source bench/steps.ts`: Effect steps (the operations the
+ * fiber runtime evaluates, counted by a `Supervisor` with op supervision) of the README way
+ * (`Response.collectWith` over `NodeHttpClient.layerUndici`, the layers built once) against the bench
+ * server, per phase of a request. A count is the same on every run and every machine, where a time
+ * moves by ±20 %, so a change to the library's Effect plumbing shows here exactly. Phases:
+ * - a collected request (the 10-event answer and the 6,000-event streams): until the first content
+ *   chunk reached the callback, and from there to the run's end;
+ * - a held stream cut by the server (the open streams' cut): until its first chunk, from the first
+ *   chunk to the `error` chunk, and from the `error` chunk to the run's end (closing its scopes, the
+ *   span and the metrics; in the mass cut each stream's cleanup runs before the next one's error).
+ * Each request is counted three times after one uncounted run. The counts agree between runs except
+ * where a body arrived in a different number of network reads (each read taken before it arrived
+ * is a wait: an `Async` step and the few around it), which the table shows. With `--ops`
+ * it also prints, per phase, how many steps of each kind (`OnSuccess`, `Sync` …) it took.
+ */
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import { Anthropic, LanguageModel, OpenAiChat, OpenAiResponses, Response } from "effect-llm-stream"
+import type { StreamChunk } from "effect-llm-stream"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as Redacted from "effect/Redacted"
+import * as RuntimeFlags from "effect/RuntimeFlags"
+import * as RuntimeFlagsPatch from "effect/RuntimeFlagsPatch"
+import * as Supervisor from "effect/Supervisor"
+import * as Clients from "./clients.js"
+import * as Server from "./server.js"
+
+const showOps = process.argv.includes("--ops")
+
+/** Counts every step of the fibers it supervises, and the kinds of step in the phase under way. */
+class Counter extends Supervisor.AbstractSupervisor<void> {
+  readonly value = Effect.void
+  steps = 0
+  waits = 0
+  ops = new Map<string, number>()
+  override onEffect(_fiber: unknown, effect: unknown): void {
+    this.steps++
+    const op = (effect as { readonly _op?: unknown })._op
+    if (op === "Async") this.waits++
+    if (!showOps) return
+    const kind = typeof op === "string" ? op : "?"
+    this.ops.set(kind, (this.ops.get(kind) ?? 0) + 1)
+  }
+  /** The steps since the last mark (their waits, their kinds), starting a new phase. */
+  mark(): { readonly steps: number; readonly waits: number; readonly ops: Map<string, number> } {
+    const out = { steps: this.steps, waits: this.waits, ops: this.ops }
+    this.steps = 0
+    this.waits = 0
+    this.ops = new Map()
+    return out
+  }
+}
+
+const counter = new Counter()
+
+/** Runs `effect` with every step of its fibers (and the fibers they fork) counted. */
+const counted = <A, E>(effect: Effect.Effect<A, E, LanguageModel.LanguageModel>) =>
+  effect.pipe(
+    Effect.supervised(counter),
+    Effect.withRuntimeFlagsPatch(RuntimeFlagsPatch.enable(RuntimeFlags.OpSupervision))
+  )
+
+type Runtime = ManagedRuntime.ManagedRuntime<LanguageModel.LanguageModel, never>
+
+const runtimeFor = (layer: Layer.Layer<LanguageModel.LanguageModel, never, never>): Runtime =>
+  ManagedRuntime.make(layer)
+
+const apiKey = Redacted.make(Clients.key)
+const retry = { times: 0 }
+const undici = NodeHttpClient.layerUndici
+
+/** One phase's counts over the three counted runs. */
+interface Phase {
+  readonly name: string
+  readonly counts: Array<number>
+  /** The asynchronous waits (`Async` steps: a network read not yet arrived, the header phase) of each run. */
+  readonly waits: Array<number>
+  readonly ops: Map<string, number>
+}
+
+const phases = new Map<string, Phase>()
+const record = (name: string): void => {
+  const { ops, steps, waits } = counter.mark()
+  const phase = phases.get(name) ?? { name, counts: [], waits: [], ops }
+  phase.counts.push(steps)
+  phase.waits.push(waits)
+  phases.set(name, phase)
+}
+
+/** Collects one request, marking the first content chunk. */
+const collected = async (runtime: Runtime, label: string, count: boolean): Promise<void> => {
+  let first = false
+  const onChunk = (c: StreamChunk.StreamChunk): void => {
+    if (first || (c.type !== "text-delta" && c.type !== "reasoning-delta" && c.type !== "tool-call-delta")) return
+    first = true
+    if (count) record(`${label}: to the first content chunk`)
+  }
+  counter.mark()
+  const r = await runtime.runPromise(counted(Response.collectWith(onChunk)(LanguageModel.stream("steps"))))
+  if (r.error !== undefined) throw new Error(`${label}: ${r.error.code}: ${r.error.message}`)
+  if (count) record(`${label}: from the first content chunk to the end`)
+}
+
+/** One held stream: its first chunk, then the server cuts it. */
+const cut = async (runtime: Runtime, server: string, count: boolean): Promise<void> => {
+  let first = false
+  let failed: string | undefined
+  const onChunk = (c: StreamChunk.StreamChunk): void => {
+    if (c.type === "text-delta" && !first) {
+      first = true
+      if (count) record("cut: to the first content chunk")
+    } else if (c.type === "error") {
+      failed = c.error.code
+      if (count) record("cut: from the first chunk to the error chunk")
+    }
+  }
+  counter.mark()
+  const run = runtime.runPromise(counted(Response.collectWith(onChunk)(LanguageModel.stream("steps"))))
+  while (!first) await new Promise((resolve) => setTimeout(resolve, 2))
+  await fetch(`${server}/drop`, { method: "POST", body: "{}" }).then((r) => r.text())
+  await run
+  if (failed !== "network") throw new Error(`the cut stream ended in ${failed ?? "no error chunk"}, not network`)
+  if (count) record("cut: from the error chunk to the run's end")
+}
+
+const main = async (): Promise<void> => {
+  const server = await Server.start()
+  const chat = (scenario: string) =>
+    runtimeFor(Layer.provide(
+      OpenAiChat.layer({ model: "gpt-4.1-mini", baseUrl: `${server.url}/${scenario}/v1`, apiKey, retry }),
+      undici
+    ))
+  const runs: Array<readonly [string, Runtime, (runtime: Runtime, count: boolean) => Promise<void>]> = [
+    ["Chat, 10-event answer", chat("s/small"), (rt, c) => collected(rt, "Chat, 10-event answer", c)],
+    ["OpenAI Chat, 6,000 events", chat("s/chat"), (rt, c) => collected(rt, "OpenAI Chat, 6,000 events", c)],
+    [
+      "Anthropic Messages, 6,000 events",
+      runtimeFor(Layer.provide(
+        Anthropic.layer({ model: "claude-sonnet-4-5", baseUrl: `${server.url}/s/anthropic`, apiKey, retry }),
+        undici
+      )),
+      (rt, c) => collected(rt, "Anthropic Messages, 6,000 events", c)
+    ],
+    [
+      "OpenAI Responses, 6,000 events",
+      runtimeFor(Layer.provide(
+        OpenAiResponses.layer({ model: "gpt-4.1-mini", baseUrl: `${server.url}/s/responses/v1`, apiKey, retry }),
+        undici
+      )),
+      (rt, c) => collected(rt, "OpenAI Responses, 6,000 events", c)
+    ],
+    ["cut", chat("hold"), (rt, c) => cut(rt, server.url, c)]
+  ]
+  for (const [, runtime, run] of runs) {
+    await run(runtime, false)
+    for (let i = 0; i < 3; i++) await run(runtime, true)
+    await runtime.dispose()
+  }
+  await server.close()
+  process.stdout.write("Effect steps per request, the README way (collectWith over undici, layers built once)\n\n")
+  process.stdout.write("| phase | steps | of them, waits |\n|---|---|---|\n")
+  let unstable = false
+  const shown = (ns: ReadonlyArray<number>) => (ns.every((n) => n === ns[0]) ? String(ns[0]) : ns.join(" / "))
+  for (const phase of phases.values()) {
+    if (!phase.counts.every((n) => n === phase.counts[0])) unstable = true
+    process.stdout.write(`| ${phase.name} | ${shown(phase.counts)} | ${shown(phase.waits)} |\n`)
+  }
+  if (showOps) {
+    for (const phase of phases.values()) {
+      const ops = [...phase.ops.entries()].sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k} ${n}`)
+      process.stdout.write(`\n${phase.name} (three runs): ${ops.join(", ")}\n`)
+    }
+  }
+  if (unstable) {
+    process.stdout.write(
+      "\nA phase whose counts differ between runs (shown with /) waited for a different number of network\n" +
+        "reads: how the socket delivers the server's 16 KiB writes varies, and each read that has not yet\n" +
+        "arrived when taken costs a few steps more.\n"
+    )
+  }
+}
+
+main().catch((e: unknown) => {
+  process.stderr.write(`steps failed: ${e instanceof Error ? e.stack ?? e.message : String(e)}\n`)
+  process.exitCode = 1
+})
