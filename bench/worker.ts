@@ -2,7 +2,8 @@
  * One measurement in a process of its own (spawned by bench/main.ts): the job is JSON in argv[2],
  * the result one `RESULT {json}` line on stdout. Modes:
  * - `seq`: the clients take turns (in a new order each round, shuffled) on one scenario, after `warmup`
- *   rounds; per request its total time, time to first content and CPU time. With warmup 0 and one
+ *   rounds (a `sparse` client only in every `every`-th round); per request its total time, time to
+ *   first content and CPU time. With warmup 0 and one
  *   client in a fresh process, these are the cold figures.
  * - `concurrent`: `n` streams of one client at once, `reps` times (after one warm-up batch of `warmN`).
  * - `hold`: `n` streams that received their first event and wait (heap per open stream), then the
@@ -26,6 +27,9 @@ export interface Job {
   readonly scenario?: string
   readonly warmup?: number
   readonly runs?: number
+  /** `seq`: clients that take part in every `every`-th round only (slow peers: fewer runs, still alternating). */
+  readonly sparse?: ReadonlyArray<string>
+  readonly every?: number
   readonly n?: number
   /** `concurrent`: the warm-up batch's size (default `n`). */
   readonly warmN?: number
@@ -94,8 +98,11 @@ const main = async (): Promise<unknown> => {
     // and socket's cleanup) that lands on the next request, ≈ 0.1 ms after a `fetch` on the
     // 10-event answer; a rotated order gave each client the same predecessor in every round.
     const random = Random.make("bench order")
+    const sparse = new Set(job.sparse ?? [])
+    const every = job.every ?? 1
     for (let r = 0; r < rounds; r++) {
-      const order = Effect.runSync(random.shuffle(instances))
+      const round = r % every === 0 ? instances : instances.filter(({ c }) => !sparse.has(c.name))
+      const order = Effect.runSync(random.shuffle(round))
       for (const { c, i } of order) {
         const sample = await once(c, i)
         if (r >= (job.warmup ?? 0)) samples[c.name]!.push(sample)
