@@ -17,7 +17,7 @@ import * as Clients from "./clients.js"
 import * as Server from "./server.js"
 import { median, quantile } from "./stats.js"
 import * as Streams from "./streams.js"
-import type { Job, Sample } from "./worker.js"
+import type { Job, Level, Sample } from "./worker.js"
 
 const quick = process.env.BENCH_QUICK === "1"
 const warmup = Number(process.env.BENCH_WARMUP ?? (quick ? 3 : 15))
@@ -205,31 +205,35 @@ const main = async (): Promise<void> => {
         !quick || n === "floor" || n === "ours runForEach" || n === "ours collectWith" || n === "platform undici"
       )
     p()
-    p(`### Concurrent streams (${Streams.scenario("concurrent").title}; each client in its own process; median of ${
+    p(`### Concurrent streams (${
+      Streams.scenario("concurrent").title
+    }; each client in its own process, 100 then 1,000; median of ${
       quick ? 1 : 3
-    } batches after a warm-up batch; 1 batch of 1,000, after a warm-up batch of 100, for a client whose 100 took over a second)`)
+    } batches after a warm-up batch; 1 batch of 1,000, after a warm-up batch of 100, for a client whose 100 took over a second; peak RSS of the process so far)`)
     p()
     p("| client | N | wall time for all N | per-stream median | per-stream p90 | peak RSS |")
     p("|---|---|---|---|---|---|")
-    // A client slow at 100 streams runs one batch of 1,000 after a warm-up of 100 (a warm-up batch
-    // of 1,000 took `ai` 6 about 25 s, and the full runs would take minutes).
-    const wallAt100: Record<string, number> = {}
-    for (const n of quick ? [100] : [100, 1000]) {
-      for (const c of concClients) {
-        log(`concurrent: ${n} × ${c} …`)
-        const slowHere = (wallAt100[c] ?? 0) > 1000
-        const r = await work<{ batches: Array<{ wall: number; totals: Array<number> }>; peakRss: number }>({
-          mode: "concurrent",
-          server: server.url,
-          clients: [c],
-          n,
-          warmN: slowHere ? 100 : n,
-          reps: quick || slowHere ? 1 : 3
-        })
+    // One process per client for both levels; a client slow at 100 streams runs one batch of 1,000
+    // after a warm-up of 100 (bench/worker.ts).
+    const levels = quick ? [100] : [100, 1000]
+    const byClient: Array<readonly [string, ReadonlyArray<Level>]> = []
+    for (const c of concClients) {
+      log(`concurrent: ${levels.join(", ")} × ${c} …`)
+      const r = await work<{ levels: ReadonlyArray<Level> }>({
+        mode: "concurrent",
+        server: server.url,
+        clients: [c],
+        levels,
+        reps: quick ? 1 : 3
+      })
+      byClient.push([c, r.levels])
+    }
+    for (let i = 0; i < levels.length; i++) {
+      for (const [c, rs] of byClient) {
+        const r = rs[i]!
         const walls = r.batches.map((b) => b.wall)
-        if (n === 100) wallAt100[c] = median(walls)
         const totals = r.batches.flatMap((b) => b.totals)
-        p(`| ${c} | ${n} | ${f1(median(walls))} ms | ${f1(median(totals))} ms | ${f1(quantile(totals, 0.9))} ms | ${
+        p(`| ${c} | ${r.n} | ${f1(median(walls))} ms | ${f1(median(totals))} ms | ${f1(quantile(totals, 0.9))} ms | ${
           mb(r.peakRss)
         } |`)
       }

@@ -5,7 +5,8 @@
  *   rounds (a `sparse` client only in every `every`-th round); per request its total time, time to
  *   first content and CPU time. With warmup 0 and one
  *   client in a fresh process, these are the cold figures.
- * - `concurrent`: `n` streams of one client at once, `reps` times (after one warm-up batch of `warmN`).
+ * - `concurrent`: for each of `levels`, that many streams of one client at once, `reps` times after a
+ *   warm-up batch (a level after one that took over a second: once, after a smaller warm-up).
  * - `hold`: `n` streams that received their first event and wait (heap per open stream), then the
  *   server cuts them all (time until every client has seen the error).
  * - `pass`: one stream of `bytes` drained without collecting (peak RSS growth).
@@ -31,10 +32,23 @@ export interface Job {
   readonly sparse?: ReadonlyArray<string>
   readonly every?: number
   readonly n?: number
-  /** `concurrent`: the warm-up batch's size (default `n`). */
-  readonly warmN?: number
+  /** `concurrent`: the numbers of streams at once, in order (each level after a warm-up batch). */
+  readonly levels?: ReadonlyArray<number>
   readonly reps?: number
   readonly bytes?: number
+}
+
+/** One batch of concurrent streams: its wall time and each stream's. */
+export interface Batch {
+  readonly wall: number
+  readonly totals: Array<number>
+}
+
+/** One level of the `concurrent` mode: `n` streams at once, its batches, the peak RSS so far. */
+export interface Level {
+  readonly n: number
+  readonly batches: ReadonlyArray<Batch>
+  readonly peakRss: number
 }
 
 export interface Sample {
@@ -74,7 +88,6 @@ const main = async (): Promise<unknown> => {
     if (c === undefined) throw new Error(`no client ${name}`)
     return c
   })
-  const rssStart = mb()
 
   if (job.mode === "seq") {
     const s = Streams.scenario(job.scenario!)
@@ -117,7 +130,7 @@ const main = async (): Promise<unknown> => {
     const s = Streams.scenario("concurrent")
     const built = s.build()
     const inst = c.make(`${job.server}/s/${s.name}`, s.family)
-    const batch = async (n: number): Promise<{ wall: number; totals: Array<number> }> => {
+    const batch = async (n: number): Promise<Batch> => {
       const t0 = performance.now()
       const totals = await Promise.all(Array.from({ length: n }, async () => {
         const acc = new Acc()
@@ -128,11 +141,19 @@ const main = async (): Promise<unknown> => {
       }))
       return { wall: performance.now() - t0, totals }
     }
-    await batch(job.warmN ?? job.n!)
-    const out: Array<{ wall: number; totals: Array<number> }> = []
-    for (let r = 0; r < (job.reps ?? 3); r++) out.push(await batch(job.n!))
+    const levels: Array<Level> = []
+    for (const n of job.levels ?? []) {
+      // A client that took over a second for the level before runs this one once, after a warm-up
+      // at the first level's size (`ai` 6 at 1,000: ≈ 25 s a batch).
+      const before = levels[levels.length - 1]
+      const slow = before !== undefined && median(before.batches.map((b) => b.wall)) > 1000
+      await batch(slow ? levels[0]!.n : n)
+      const batches: Array<Batch> = []
+      for (let r = 0; r < (slow ? 1 : job.reps ?? 3); r++) batches.push(await batch(n))
+      levels.push({ n, batches, peakRss: process.resourceUsage().maxRSS * 1024 })
+    }
     await inst.dispose()
-    return { batches: out, peakRss: process.resourceUsage().maxRSS * 1024, rssStart }
+    return { levels }
   }
 
   if (job.mode === "hold") {
