@@ -81,7 +81,7 @@ const main = async (): Promise<void> => {
     all.filter((c) => c.families.includes(family) && filter(c.name)).map((c) => c.name)
   const slow = (name: string): boolean => name === "@effect/ai-openai"
   // A peer at 20× the floor and more takes part in every third round only (5 warm-up and 10
-  // measured runs, still alternating with the others): its runs took a fifth of the bench's time.
+  // measured runs, still alternating with the others): its runs took an eighth of the bench's time.
   const sparse = (name: string): boolean => name === "ai 6 + @ai-sdk"
   const every = quick ? 1 : 3
   // The platform baselines run where the targets compare: the main scenarios warm, the
@@ -98,7 +98,7 @@ const main = async (): Promise<void> => {
   const p = (s = ""): void => void out.push(s)
   try {
     p(`## Sequential scenarios (${runs} warm runs after ${warmup} warm-up rounds, clients alternating${
-      every > 1 ? `; \`ai\` 6 in every ${every === 3 ? "third" : `${every}th`} round only` : ""
+      every > 1 ? "; `ai` 6 in every third round only" : ""
     }; cold = first ${coldRuns} requests of a fresh process per client)`)
     p()
     p("Times in ms. `× floor` = warm median / the floor's warm median in the same process. First chunk = first text, reasoning or argument delta seen by the consumer (— for collect-only consumers, which see only the end). CPU = process CPU time (user+system, this client's process, loopback server excluded) per 1,000 events, warm median.")
@@ -205,17 +205,17 @@ const main = async (): Promise<void> => {
         !quick || n === "floor" || n === "ours runForEach" || n === "ours collectWith" || n === "platform undici"
       )
     p()
-    p(`### Concurrent streams (${
-      Streams.scenario("concurrent").title
-    }; each client in its own process, 100 then 1,000; median of ${
-      quick ? 1 : 3
-    } batches after a warm-up batch; 1 batch of 1,000, after a warm-up batch of 100, for a client whose 100 took over a second; peak RSS of the process so far)`)
-    p()
-    p("| client | N | wall time for all N | per-stream median | per-stream p90 | peak RSS |")
-    p("|---|---|---|---|---|---|")
     // One process per client for both levels; a client slow at 100 streams runs one batch of 1,000
     // after a warm-up of 100 (bench/worker.ts).
     const levels = quick ? [100] : [100, 1000]
+    p(`### Concurrent streams (${Streams.scenario("concurrent").title}; each client in its own process, ${
+      levels.map((n) => n.toLocaleString("en")).join(" then ")
+    }; median of ${quick ? 1 : 3} batches after a warm-up batch${
+      quick ? "" : "; 1 batch of 1,000, after a warm-up batch of 100, for a client whose 100 took over a second"
+    }; peak RSS of the process so far)`)
+    p()
+    p("| client | N | wall time for all N | per-stream median | per-stream p90 | peak RSS |")
+    p("|---|---|---|---|---|---|")
     const byClient: Array<readonly [string, ReadonlyArray<Level>]> = []
     for (const c of concClients) {
       log(`concurrent: ${levels.join(", ")} × ${c} …`)
