@@ -47,7 +47,11 @@ const allocations = (head: AllocationNode): { readonly total: number; readonly b
   let total = 0
   const walk = (n: AllocationNode): void => {
     if (n.selfSize > 0) {
-      const url = n.callFrame.url.replace(/^.*\/node_modules\//, "").replace(/^.*\/(src|dist|bench)\//, "$1/")
+      const at = n.callFrame.url
+      // A package's file by its package (`effect/dist/esm/…`), ours by the project's folder.
+      const url = at.includes("/node_modules/")
+        ? at.replace(/^.*\/node_modules\//, "")
+        : at.replace(/^.*\/(src|dist|bench)\//, "$1/")
       const key = `${n.callFrame.functionName || "(anonymous)"} ${url}:${n.callFrame.lineNumber + 1}`
       by.set(key, (by.get(key) ?? 0) + n.selfSize)
       total += n.selfSize
