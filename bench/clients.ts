@@ -40,7 +40,8 @@ export interface Client {
 const apiKey = Redacted.make(key)
 const retry = { times: 0 }
 
-const ourLayer = (
+/** Our provider's layer for a scenario family, reading from `base` (the server's root for a scenario). */
+export const ourLayer = (
   base: string,
   family: Family
 ): Layer.Layer<LanguageModel.LanguageModel, never, HttpClient.HttpClient> => {

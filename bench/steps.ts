@@ -15,17 +15,16 @@
  * it also prints, per phase, how many steps of each kind (`OnSuccess`, `Sync` …) it took.
  */
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import { Anthropic, LanguageModel, OpenAiChat, OpenAiResponses, Response } from "effect-llm-stream"
-import type { StreamChunk } from "effect-llm-stream"
+import { LanguageModel, Response, StreamChunk } from "effect-llm-stream"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
-import * as Redacted from "effect/Redacted"
 import * as RuntimeFlags from "effect/RuntimeFlags"
 import * as RuntimeFlagsPatch from "effect/RuntimeFlagsPatch"
 import * as Supervisor from "effect/Supervisor"
 import * as Clients from "./clients.js"
 import * as Server from "./server.js"
+import * as Streams from "./streams.js"
 
 const showOps = process.argv.includes("--ops")
 
@@ -64,13 +63,6 @@ const counted = <A, E>(effect: Effect.Effect<A, E, LanguageModel.LanguageModel>)
 
 type Runtime = ManagedRuntime.ManagedRuntime<LanguageModel.LanguageModel, never>
 
-const runtimeFor = (layer: Layer.Layer<LanguageModel.LanguageModel, never, never>): Runtime =>
-  ManagedRuntime.make(layer)
-
-const apiKey = Redacted.make(Clients.key)
-const retry = { times: 0 }
-const undici = NodeHttpClient.layerUndici
-
 /** One phase's counts over the three counted runs. */
 interface Phase {
   readonly name: string
@@ -93,7 +85,7 @@ const record = (name: string): void => {
 const collected = async (runtime: Runtime, label: string, count: boolean): Promise<void> => {
   let first = false
   const onChunk = (c: StreamChunk.StreamChunk): void => {
-    if (first || (c.type !== "text-delta" && c.type !== "reasoning-delta" && c.type !== "tool-call-delta")) return
+    if (first || !StreamChunk.isContent(c)) return
     first = true
     if (count) record(`${label}: to the first content chunk`)
   }
@@ -127,33 +119,17 @@ const cut = async (runtime: Runtime, server: string, count: boolean): Promise<vo
 
 const main = async (): Promise<void> => {
   const server = await Server.start()
-  const chat = (scenario: string) =>
-    runtimeFor(Layer.provide(
-      OpenAiChat.layer({ model: "gpt-4.1-mini", baseUrl: `${server.url}/${scenario}/v1`, apiKey, retry }),
-      undici
-    ))
-  const runs: Array<readonly [string, Runtime, (runtime: Runtime, count: boolean) => Promise<void>]> = [
-    ["Chat, 10-event answer", chat("s/small"), (rt, c) => collected(rt, "Chat, 10-event answer", c)],
-    ["OpenAI Chat, 6,000 events", chat("s/chat"), (rt, c) => collected(rt, "OpenAI Chat, 6,000 events", c)],
-    [
-      "Anthropic Messages, 6,000 events",
-      runtimeFor(Layer.provide(
-        Anthropic.layer({ model: "claude-sonnet-4-5", baseUrl: `${server.url}/s/anthropic`, apiKey, retry }),
-        undici
-      )),
-      (rt, c) => collected(rt, "Anthropic Messages, 6,000 events", c)
-    ],
-    [
-      "OpenAI Responses, 6,000 events",
-      runtimeFor(Layer.provide(
-        OpenAiResponses.layer({ model: "gpt-4.1-mini", baseUrl: `${server.url}/s/responses/v1`, apiKey, retry }),
-        undici
-      )),
-      (rt, c) => collected(rt, "OpenAI Responses, 6,000 events", c)
-    ],
-    ["cut", chat("hold"), (rt, c) => cut(rt, server.url, c)]
+  // Each scenario's stream from the bench server, with the layers the bench's own clients use.
+  const runtimeFor = (root: string, family: Streams.Family): Runtime =>
+    ManagedRuntime.make(Layer.provide(Clients.ourLayer(`${server.url}/${root}`, family), NodeHttpClient.layerUndici))
+  const runs: Array<readonly [Runtime, (runtime: Runtime, count: boolean) => Promise<void>]> = [
+    ...["small", "chat", "anthropic", "responses"].map((name) => {
+      const s = Streams.scenario(name)
+      return [runtimeFor(`s/${name}`, s.family), (rt: Runtime, c: boolean) => collected(rt, s.title, c)] as const
+    }),
+    [runtimeFor("hold", "chat"), (rt, c) => cut(rt, server.url, c)]
   ]
-  for (const [, runtime, run] of runs) {
+  for (const [runtime, run] of runs) {
     await run(runtime, false)
     for (let i = 0; i < 3; i++) await run(runtime, true)
     await runtime.dispose()
