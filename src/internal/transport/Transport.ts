@@ -237,9 +237,11 @@ const bodyDecoder = <Ev>(
   let raws: Array<Telemetry.RawEvent> = []
   let broken = false
   // The first content chunk is handed over as soon as it is decoded, not after the rest of its
-  // network read (often a hundred events): the events after it wait here for the next call.
+  // network read (often a hundred events): the events after it wait here for the next call, and so
+  // do the bytes of its read not yet framed (see `pushRead`).
   let shown = false
   let rest: Array<Ev> | undefined = undefined
+  let unframed: Uint8Array | undefined = undefined
   const frame = (events: Array<Ev>, out: Array<StreamChunk.StreamChunk>): void => {
     const from = out.length
     let i = 0
@@ -271,17 +273,50 @@ const bodyDecoder = <Ev>(
       }
     }
   }
-  /** Decodes the events held back after the first content chunk, if any. */
+  /** Frames a read whole once the first content chunk was shown, its events after any held back. */
+  const pushWhole = (bytes: Uint8Array, out: Array<StreamChunk.StreamChunk>): void => {
+    const events = framer.push(bytes)
+    if (rest !== undefined) rest = rest.concat(events)
+    else frame(events, out)
+  }
+  /**
+   * Frames and decodes a read. Until the first content chunk was shown, a read is framed a piece at
+   * a time ({@link firstPiece} bytes, then twice as many each time) and each piece decoded before
+   * the next is framed: the first content event usually lies in a read's first few hundred bytes,
+   * and framing the whole read (16 KiB: a hundred events and more) before decoding any of it held
+   * the first chunk back. What is left of the read once content showed waits in `unframed`. Every
+   * framer takes a read split anywhere (characters, lines, events and credentials across pieces).
+   */
+  const pushRead = (bytes: Uint8Array, out: Array<StreamChunk.StreamChunk>): void => {
+    if (unframed !== undefined) {
+      const held = unframed
+      unframed = undefined
+      pushWhole(held, out)
+    }
+    if (shown) return pushWhole(bytes, out)
+    let at = 0
+    for (let size = firstPiece; at < bytes.length && !shown && !broken; size *= 2) {
+      const end = Math.min(bytes.length, at + size)
+      const piece = at === 0 && end === bytes.length ? bytes : bytes.subarray(at, end)
+      at = end
+      frame(framer.push(piece), out)
+    }
+    if (at < bytes.length && !broken) unframed = bytes.subarray(at)
+  }
+  /** Decodes the events held back after the first content chunk, then frames what its read held back. */
   const flush = (out: Array<StreamChunk.StreamChunk>): void => {
     const held = rest
     rest = undefined
     if (held !== undefined) frame(held, out)
+    const bytes = unframed
+    unframed = undefined
+    if (bytes !== undefined && !broken) pushWhole(bytes, out)
   }
   return {
     /** Set once the framing broke: the error chunk has been emitted and nothing more will be. */
     broken: () => broken,
     /** Whether events of the last read wait to be decoded (call `read([])` before reading on). */
-    pending: () => rest !== undefined,
+    pending: () => rest !== undefined || unframed !== undefined,
     /** The raw events framed since the last call (`debug` only), as the batch to hand over. */
     batch: (out: Array<StreamChunk.StreamChunk>): Chunk.Chunk<StreamChunk.StreamChunk> | undefined => {
       if (raws.length === 0) return out.length > 0 ? Chunk.unsafeFromArray(out) : undefined
@@ -295,9 +330,7 @@ const bodyDecoder = <Ev>(
       flush(out)
       for (const bytes of reads) {
         if (broken) break
-        const events = framer.push(bytes)
-        if (rest !== undefined) rest = rest.concat(events)
-        else frame(events, out)
+        pushRead(bytes, out)
       }
       return out
     },
@@ -312,6 +345,9 @@ const bodyDecoder = <Ev>(
     }
   }
 }
+
+/** The first piece of a read framed before the first content chunk was shown, in bytes (see `pushRead`). */
+const firstPiece = 1024
 
 /** Whether `out` holds a content chunk from index `from` on. */
 const hasContent = (out: ReadonlyArray<StreamChunk.StreamChunk>, from: number): boolean => {

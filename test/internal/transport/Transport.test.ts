@@ -5,7 +5,9 @@ import * as Fiber from "effect/Fiber"
 import * as Schedule from "effect/Schedule"
 import * as TestClock from "effect/TestClock"
 import * as Retry from "../../../src/internal/transport/Retry.js"
+import type * as Transport from "../../../src/internal/transport/Transport.js"
 import * as LlmError from "../../../src/LlmError.js"
+import * as Response from "../../../src/Response.js"
 import * as StreamChunk from "../../../src/StreamChunk.js"
 import * as Replay from "../../../src/testing/Replay.js"
 import { awaitSleepUntil, settle } from "../../support/clock.js"
@@ -274,6 +276,52 @@ describe("Transport: what is and is not retried", () => {
         body: ["m\nt:a\n", "t:way-too-long-line\n"].map((s) => new TextEncoder().encode(s))
       }))
     ))
+
+  /** The toy line framer, recording the size of each piece it is given. */
+  const spied = (pushed: Array<number>): Transport.Framer<string> => {
+    const inner = lineFramer()
+    return {
+      push: (bytes) => {
+        pushed.push(bytes.length)
+        return inner.push(bytes)
+      },
+      end: () => inner.end(),
+      error: undefined
+    }
+  }
+  const firstRead = new TextEncoder().encode("m\nt:first\n" + "t:x\n".repeat(300) + "f:stop\n")
+  // 2,003 bytes of metadata and usage lines (no content) before the first text, which the second piece holds.
+  const lateRead = new TextEncoder().encode(
+    "m\n" + "u:1\n".repeat(499) + "u:12\n" + "t:go\n" + "t:x\n".repeat(1000) + "f:stop\n"
+  )
+
+  it.effect("a read holding the first content is framed a piece at a time until it shows, then whole; nothing is lost", () =>
+    Effect.gen(function*() {
+      // One read: the metadata and the first text in its first bytes, 300 more lines after.
+      const pushed: Array<number> = []
+      let pushedAtFirst = -1
+      const model = toy({ framer: () => spied(pushed) })
+      const response = yield* Effect.flatMap(model, (m) =>
+        m.stream("hi").pipe(Response.collectWith((c) => {
+          if (c.type === "text-delta" && pushedAtFirst === -1) pushedAtFirst = pushed.reduce((a, b) => a + b, 0)
+        })))
+      expect(pushedAtFirst).toBe(1024)
+      // The rest of the read in one piece once the first chunk was handed over.
+      expect(pushed).toStrictEqual([1024, firstRead.length - 1024])
+      expect(response.text).toBe("first" + "x".repeat(300))
+      expect(response.finishReason).toBe("stop")
+    }).pipe(Effect.provide(Replay.layer({ body: [firstRead] }))))
+
+  it.effect("a read whose first content lies past the first piece is framed in doubling pieces up to it", () =>
+    Effect.gen(function*() {
+      const pushed: Array<number> = []
+      const model = toy({ framer: () => spied(pushed) })
+      const chunks = yield* collect(model)
+      expect(pushed).toStrictEqual([1024, 2048, lateRead.length - 3072])
+      expect(chunks.filter((c) => c.type === "text-delta").length).toBe(1001)
+      expect(chunks.filter((c) => c.type === "usage").length).toBe(500)
+      expect(chunks[chunks.length - 1]).toStrictEqual(StreamChunk.finish("stop", "stop"))
+    }).pipe(Effect.provide(Replay.layer({ body: [lateRead] }))))
 
   it.effect("the retry policy uses the server's wait (capped at 60 s) instead of the backoff, for `times` retries", () =>
     Effect.gen(function*() {

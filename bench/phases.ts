@@ -1,0 +1,145 @@
+/**
+ * `npx tsx bench/phases.ts ["client|client…"] [scenario,scenario…] [processes]` (after
+ * `npm run build`): where a cold request's time goes, per client. Each client runs in fresh processes
+ * (alternating with the others; the bench server in this one), 10 requests each; requests 2–10 are
+ * the cold figures (the first, which compiles everything it touches, is shown on its own). Every
+ * client here sends its request through undici — ours and the platform client over the npm package,
+ * `fetch` (the floor, `openai` 6, `@anthropic-ai/sdk`) over Node's own copy — and both publish the
+ * same diagnostics channels, so each request is cut at the same points for every client:
+ * - created: undici has the request (`undici:request:create`): everything the client did before;
+ * - headers: the response's headers are parsed (`undici:request:headers`);
+ * - first chunk: the consumer has the first text, reasoning or argument delta;
+ * - total: the consumer's run is over.
+ * All in ms after the client's run began, medians. `headers → first` is what the client does between
+ * the response's arrival and the consumer's first chunk. Defaults: the floor, the README way,
+ * `openai` 6 (and `@anthropic-ai/sdk` on Anthropic), on the 10-event answer and the Anthropic stream,
+ * 6 processes per client. The subscribers cost undici a little on every request, the same for all.
+ */
+import { spawn } from "node:child_process"
+import diagnostics from "node:diagnostics_channel"
+import { fileURLToPath } from "node:url"
+import { Acc } from "./acc.js"
+import * as Clients from "./clients.js"
+import * as Server from "./server.js"
+import { median } from "./stats.js"
+import * as Streams from "./streams.js"
+
+/** One request's marks, in ms after its run began. */
+interface Marks {
+  readonly created: number
+  readonly headers: number
+  readonly first: number
+  readonly total: number
+}
+
+const requests = 10
+
+/** A fresh process's requests to one client on one scenario. */
+const child = async (server: string, name: string, scenario: string): Promise<void> => {
+  process.setSourceMapsEnabled(false)
+  let created = NaN
+  let headers = NaN
+  // The first request of each run: a client's later requests on the same connection pool publish too.
+  diagnostics.subscribe("undici:request:create", () => {
+    if (Number.isNaN(created)) created = performance.now()
+  })
+  diagnostics.subscribe("undici:request:headers", () => {
+    if (Number.isNaN(headers)) headers = performance.now()
+  })
+  const s = Streams.scenario(scenario)
+  const expected = s.build().expected
+  const all = Clients.local.some((c) => c.name === name) ? Clients.local : await Clients.clients()
+  const client = all.find((c) => c.name === name)
+  if (client === undefined) throw new Error(`no client ${name}`)
+  const instance = client.make(`${server}/s/${s.name}`, s.family)
+  const rows: Array<Marks> = []
+  for (let i = 0; i < requests; i++) {
+    created = NaN
+    headers = NaN
+    const acc = new Acc()
+    const t0 = performance.now()
+    await instance.run(acc)
+    const total = performance.now() - t0
+    if (acc.summary().text !== expected.text) throw new Error(`${name} decoded the wrong text`)
+    rows.push({ created: created - t0, headers: headers - t0, first: acc.firstAt - t0, total })
+  }
+  await instance.dispose()
+  process.stdout.write(`RESULT ${JSON.stringify(rows)}\n`)
+}
+
+const self = fileURLToPath(import.meta.url)
+
+const inChild = (server: string, name: string, scenario: string): Promise<ReadonlyArray<Marks>> =>
+  new Promise((resolve, reject) => {
+    const p = spawn(process.execPath, [...process.execArgv, self, "--child", server, name, scenario], {
+      stdio: ["ignore", "pipe", "inherit"]
+    })
+    let out = ""
+    p.stdout.on("data", (d: Buffer) => (out += d.toString()))
+    p.on("exit", (code) => {
+      const line = out.split("\n").find((l) => l.startsWith("RESULT "))
+      if (code !== 0 || line === undefined) reject(new Error(`${name} on ${scenario} failed`))
+      else resolve(JSON.parse(line.slice(7)) as ReadonlyArray<Marks>)
+    })
+  })
+
+const f2 = (n: number): string => (Number.isFinite(n) ? n.toFixed(2) : "—")
+
+const main = async (): Promise<void> => {
+  const given = (process.argv[2] ?? "").split("|").filter((n) => n !== "")
+  const named = given.length === 0 ? undefined : given
+  const scenarios = (process.argv[3] ?? "small,anthropic").split(",")
+  const processes = Number(process.argv[4] ?? 6)
+  const server = await Server.start()
+  const peers = Clients.peersInstalled()
+  process.stdout.write(
+    `Where a cold request's time goes: requests 2–${requests} of ${processes} fresh processes per client ` +
+      `(ms after the run began, medians)\n`
+  )
+  for (const scenario of scenarios) {
+    const s = Streams.scenario(scenario)
+    const names = named ??
+      [
+        "floor",
+        "ours README (collectWith, undici)",
+        ...(!peers ? [] : s.family === "anthropic" ? ["@anthropic-ai/sdk"] : ["openai 6"])
+      ]
+    const marks = new Map<string, { cold: Array<Marks>; first: Array<Marks> }>()
+    for (const n of names) marks.set(n, { cold: [], first: [] })
+    for (let p = 0; p < processes; p++) {
+      for (const n of names) {
+        const rows = await inChild(server.url, n, scenario)
+        marks.get(n)!.first.push(rows[0]!)
+        for (const row of rows.slice(1)) marks.get(n)!.cold.push(row)
+      }
+    }
+    process.stdout.write(`\n### ${s.title}\n\n`)
+    process.stdout.write(
+      "| client | created | headers | first chunk | headers → first | total | first request: created / first chunk / total |\n"
+    )
+    process.stdout.write("|---|---|---|---|---|---|---|\n")
+    for (const [n, { cold, first }] of marks) {
+      const m = (rows: ReadonlyArray<Marks>, k: keyof Marks) => median(rows.map((r) => r[k]))
+      process.stdout.write(
+        `| ${n} | ${f2(m(cold, "created"))} | ${f2(m(cold, "headers"))} | ${f2(m(cold, "first"))} | ${
+          f2(median(cold.map((r) => r.first - r.headers)))
+        } | ${f2(m(cold, "total"))} | ${f2(m(first, "created"))} / ${f2(m(first, "first"))} / ${
+          f2(m(first, "total"))
+        } |\n`
+      )
+    }
+  }
+  await server.close()
+}
+
+if (process.argv[2] === "--child") {
+  child(process.argv[3]!, process.argv[4]!, process.argv[5]!).catch((e: unknown) => {
+    process.stderr.write(`phases child failed: ${e instanceof Error ? e.message : String(e)}\n`)
+    process.exitCode = 1
+  })
+} else {
+  main().catch((e: unknown) => {
+    process.stderr.write(`phases failed: ${e instanceof Error ? e.message : String(e)}\n`)
+    process.exitCode = 1
+  })
+}
