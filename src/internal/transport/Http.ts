@@ -291,19 +291,22 @@ export const postJson = (client: HttpClient.HttpClient, options: {
             Effect.mapError((e) =>
               networkError(provider, mask, "The request failed", e.cause ?? e)
             ),
-            Effect.tap((response) => {
+            Effect.map((response) => {
+              // Read once: a platform response builds its headers anew on every read of them.
+              const headers = response.headers
               span.attribute("http.response.status_code", response.status)
-              recordHeaders(span, "http.response.header", response.headers, spanResponseHeaders, mask)
+              recordHeaders(span, "http.response.header", headers, spanResponseHeaders, mask)
+              return { response, headers }
             })
           )
         }))
     let url = options.url
     for (let redirects = 0;; redirects++) {
-      const response = yield* send(url)
-      const location = response.headers["location"]
+      const { headers, response } = yield* send(url)
+      const location = headers["location"]
       if (!redirectStatuses.has(response.status) || location === undefined) {
         const failed = (cause: unknown) => networkError(provider, mask, "The connection failed while streaming", cause)
-        return { status: response.status, headers: lowerCased(response.headers), open: openBody(response, failed) }
+        return { status: response.status, headers: lowerCased(headers), open: openBody(response, failed) }
       }
       // The redirect's own body is not wanted: stop reading it, which closes its connection.
       yield* Stream.runDrain(Stream.take(response.stream, 1)).pipe(Effect.ignore)
