@@ -29,6 +29,7 @@
  */
 import * as Arr from "effect/Array"
 import * as Chunk from "effect/Chunk"
+import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as FiberRef from "effect/FiberRef"
@@ -42,6 +43,7 @@ import type * as ChatRequest from "./ChatRequest.js"
 import * as QuickError from "./internal/llmError.js"
 import * as Source from "./internal/source.js"
 import * as Raw from "./internal/telemetry/raw.js"
+import * as Tracing from "./internal/telemetry/tracing.js"
 import * as Unwrap from "./internal/unwrap.js"
 import type * as LlmError from "./LlmError.js"
 import * as Pricing from "./Pricing.js"
@@ -194,6 +196,10 @@ const observe = (seen: Seen, chunk: Chunk.Chunk<StreamChunk.StreamChunk>, now: (
  * the first content chunk. A run ending in an `error` chunk sets `error.type` to its code and ends
  * the span as failed, with the error. `LanguageModel.make` applies this to every service.
  *
+ * The span is made only where it can be seen: with a tracer other than Effect's built-in one (which
+ * records and exports nothing) installed, or inside a span of the caller's own, and not under
+ * `Effect.withTracerEnabled(false)`. The metrics are recorded either way.
+ *
  * The work per chunk batch is one plain loop over its chunks; the span and the metrics cost a few
  * Effects per request.
  *
@@ -207,15 +213,22 @@ export const instrument =
       Effect.gen(function*() {
         const clock = yield* Effect.clock
         const prices = yield* Pricing.Prices
-        const span = yield* Effect.makeSpan(`chat ${model}`, { kind: "client", captureStackTrace: false })
+        // No span where none could be seen (Effect's built-in tracer, no span around the request).
+        const span = (yield* Tracing.seen)
+          ? yield* Effect.makeSpan(`chat ${model}`, { kind: "client", captureStackTrace: false })
+          : undefined
         const started = clock.unsafeCurrentTimeNanos()
-        span.attribute("gen_ai.operation.name", "chat")
-        span.attribute("gen_ai.system", provider)
-        span.attribute("gen_ai.provider.name", provider)
-        span.attribute("gen_ai.request.model", model)
-        if (typeof request?.maxTokens === "number") span.attribute("gen_ai.request.max_tokens", request.maxTokens)
-        if (typeof request?.temperature === "number") span.attribute("gen_ai.request.temperature", request.temperature)
-        if (typeof request?.topP === "number") span.attribute("gen_ai.request.top_p", request.topP)
+        if (span !== undefined) {
+          span.attribute("gen_ai.operation.name", "chat")
+          span.attribute("gen_ai.system", provider)
+          span.attribute("gen_ai.provider.name", provider)
+          span.attribute("gen_ai.request.model", model)
+          if (typeof request?.maxTokens === "number") span.attribute("gen_ai.request.max_tokens", request.maxTokens)
+          if (typeof request?.temperature === "number") {
+            span.attribute("gen_ai.request.temperature", request.temperature)
+          }
+          if (typeof request?.topP === "number") span.attribute("gen_ai.request.top_p", request.topP)
+        }
         const seen: Seen = {
           usage: undefined,
           cacheRead: undefined,
@@ -231,42 +244,15 @@ export const instrument =
         const finish = Effect.suspend(() => {
           const ended = clock.unsafeCurrentTimeNanos()
           const usage = finalUsage(seen)
-          if (seen.responseId !== undefined) span.attribute("gen_ai.response.id", seen.responseId)
-          if (seen.responseModel !== undefined) span.attribute("gen_ai.response.model", seen.responseModel)
-          const reason = seen.error !== undefined ? "error" : seen.finish
-          if (reason !== undefined) span.attribute("gen_ai.response.finish_reasons", [reason])
           const ttfcMs = seen.firstChunkNanos === undefined ? undefined : Number(seen.firstChunkNanos - started) / 1e6
-          if (seen.firstChunkNanos !== undefined && ttfcMs !== undefined) {
-            span.event("gen_ai.first_chunk", seen.firstChunkNanos, {
-              "gen_ai.response.time_to_first_chunk": ttfcMs / 1e3
-            })
-            span.attribute("gen_ai.response.time_to_first_chunk", ttfcMs / 1e3)
-          }
-          if (usage !== undefined) {
-            span.attribute("gen_ai.usage.input_tokens", usage.inputTokens)
-            span.attribute("gen_ai.usage.output_tokens", usage.outputTokens)
-            if (usage.cacheReadTokens !== undefined) {
-              span.attribute("gen_ai.usage.cache_read.input_tokens", usage.cacheReadTokens)
-            }
-            if (usage.cacheWriteTokens !== undefined) {
-              span.attribute("gen_ai.usage.cache_creation.input_tokens", usage.cacheWriteTokens)
-            }
-            if (usage.reasoningTokens !== undefined) {
-              span.attribute("gen_ai.usage.reasoning.output_tokens", usage.reasoningTokens)
-            }
-            const price = Pricing.lookup(prices, provider, model)
-            const dollars = price === undefined ? undefined : Pricing.cost(usage, price)
-            if (dollars !== undefined) span.attribute(costAttribute, dollars)
-          }
-          if (seen.error !== undefined) span.attribute("error.type", seen.error.code)
-          span.end(ended, seen.error === undefined ? Exit.void : Exit.fail(QuickError.fromInfo(seen.error)))
+          if (span !== undefined) endSpan(span, seen, usage, ttfcMs, ended, prices, provider, model)
           return record(provider, model, usage, seen.error, ttfcMs, Number(ended - started) / 1e6)
         })
         yield* Scope.addFinalizer(scope, finish)
         // The span is the parent of what the stream does: opening it (the HTTP request) and each
         // take, unless the take uses nothing from the context (our transport's).
         const withSpan = <A, E2, R2>(effect: Effect.Effect<A, E2, R2>) =>
-          Effect.provideService(effect, Tracer.ParentSpan, span)
+          span === undefined ? effect : Effect.provideService(effect, Tracer.ParentSpan, span)
         const take = yield* withSpan(Source.of(self)(scope))
         return Effect.map(Source.isContextFree(take) ? take : withSpan(take), (chunk) => {
           if (chunk !== undefined) observe(seen, chunk, now)
@@ -274,6 +260,47 @@ export const instrument =
         })
       })
     )
+
+/** Ends a stream's span with what the stream showed (see {@link instrument}). */
+const endSpan = (
+  span: Tracer.Span,
+  seen: Seen,
+  usage: Usage.Usage | undefined,
+  ttfcMs: number | undefined,
+  ended: bigint,
+  prices: Context.Tag.Service<Pricing.Prices>,
+  provider: string,
+  model: string
+): void => {
+  if (seen.responseId !== undefined) span.attribute("gen_ai.response.id", seen.responseId)
+  if (seen.responseModel !== undefined) span.attribute("gen_ai.response.model", seen.responseModel)
+  const reason = seen.error !== undefined ? "error" : seen.finish
+  if (reason !== undefined) span.attribute("gen_ai.response.finish_reasons", [reason])
+  if (seen.firstChunkNanos !== undefined && ttfcMs !== undefined) {
+    span.event("gen_ai.first_chunk", seen.firstChunkNanos, {
+      "gen_ai.response.time_to_first_chunk": ttfcMs / 1e3
+    })
+    span.attribute("gen_ai.response.time_to_first_chunk", ttfcMs / 1e3)
+  }
+  if (usage !== undefined) {
+    span.attribute("gen_ai.usage.input_tokens", usage.inputTokens)
+    span.attribute("gen_ai.usage.output_tokens", usage.outputTokens)
+    if (usage.cacheReadTokens !== undefined) {
+      span.attribute("gen_ai.usage.cache_read.input_tokens", usage.cacheReadTokens)
+    }
+    if (usage.cacheWriteTokens !== undefined) {
+      span.attribute("gen_ai.usage.cache_creation.input_tokens", usage.cacheWriteTokens)
+    }
+    if (usage.reasoningTokens !== undefined) {
+      span.attribute("gen_ai.usage.reasoning.output_tokens", usage.reasoningTokens)
+    }
+    const price = Pricing.lookup(prices, provider, model)
+    const dollars = price === undefined ? undefined : Pricing.cost(usage, price)
+    if (dollars !== undefined) span.attribute(costAttribute, dollars)
+  }
+  if (seen.error !== undefined) span.attribute("error.type", seen.error.code)
+  span.end(ended, seen.error === undefined ? Exit.void : Exit.fail(QuickError.fromInfo(seen.error)))
+}
 
 /**
  * The metric labels of one provider and model, each set built once. A metric updated with the same

@@ -32,6 +32,7 @@ import type * as Tracer from "effect/Tracer"
 import * as LlmError from "../../LlmError.js"
 import * as QuickError from "../llmError.js"
 import type * as Redact from "../redact.js"
+import * as Tracing from "../telemetry/tracing.js"
 
 /** The HTTP client service providers need (any `HttpClient` layer works). */
 export type Client = HttpClient.HttpClient
@@ -268,38 +269,51 @@ export const postJson = (client: HttpClient.HttpClient, options: {
         return bad === undefined ? Effect.succeed(headers) : Effect.fail(bad)
       })
     }
+    // The request's span only where it could be seen (see `internal/telemetry/tracing.ts`).
+    const traced = yield* Tracing.seen
+    /** Posts to `url` with `headers`: the response, and its headers read once (a platform response builds them anew on every read). */
+    const execute = (url: string, headers: Readonly<Record<string, string>>, span: Tracer.Span | undefined) =>
+      client.execute(
+        HttpClientRequest.post(url).pipe(
+          HttpClientRequest.setHeaders(headers),
+          HttpClientRequest.bodyText(json, "application/json")
+        )
+      ).pipe(
+        Effect.mapError((e) => networkError(provider, mask, "The request failed", e.cause ?? e)),
+        Effect.map((response) => {
+          const headers = response.headers
+          if (span !== undefined) {
+            span.attribute("http.response.status_code", response.status)
+            recordHeaders(span, "http.response.header", headers, spanResponseHeaders, mask)
+          }
+          return { response, headers }
+        })
+      )
     const send = (url: string) =>
       Effect.flatMap(signed(url), (requestHeaders) =>
-        Effect.useSpan(`http.client POST`, { kind: "client", captureStackTrace: false }, (span) => {
-          const target = url === options.url ? first : resolve(url, "http://invalid.invalid")
-          span.attribute("http.request.method", "POST")
-          if (target !== undefined) {
-            span.attribute("server.address", target.hostname)
-            if (target.port !== "") {
-              span.attribute("server.port", Number(target.port))
+        !traced ?
+          execute(url, requestHeaders, undefined) :
+          Effect.useSpan(`http.client POST`, { kind: "client", captureStackTrace: false }, (span) => {
+            const target = url === options.url ? first : resolve(url, "http://invalid.invalid")
+            span.attribute("http.request.method", "POST")
+            if (target !== undefined) {
+              span.attribute("server.address", target.hostname)
+              if (target.port !== "") {
+                span.attribute("server.port", Number(target.port))
+              }
+              span.attribute("url.scheme", target.protocol.slice(0, -1))
+              span.attribute(
+                "url.path",
+                LlmError.scrub(mask === undefined ? target.pathname : mask.cut(target.pathname))
+              )
             }
-            span.attribute("url.scheme", target.protocol.slice(0, -1))
-            span.attribute("url.path", LlmError.scrub(mask === undefined ? target.pathname : mask.cut(target.pathname)))
-          }
-          recordHeaders(span, "http.request.header", requestHeaders, spanRequestHeaders, mask)
-          const headers = propagate ? { ...requestHeaders, ...HttpTraceContext.toHeaders(span) } : requestHeaders
-          const request = HttpClientRequest.post(url).pipe(
-            HttpClientRequest.setHeaders(headers),
-            HttpClientRequest.bodyText(json, "application/json")
-          )
-          return client.execute(request).pipe(
-            Effect.mapError((e) =>
-              networkError(provider, mask, "The request failed", e.cause ?? e)
-            ),
-            Effect.map((response) => {
-              // Read once: a platform response builds its headers anew on every read of them.
-              const headers = response.headers
-              span.attribute("http.response.status_code", response.status)
-              recordHeaders(span, "http.response.header", headers, spanResponseHeaders, mask)
-              return { response, headers }
-            })
-          )
-        }))
+            recordHeaders(span, "http.request.header", requestHeaders, spanRequestHeaders, mask)
+            return execute(
+              url,
+              propagate ? { ...requestHeaders, ...HttpTraceContext.toHeaders(span) } : requestHeaders,
+              span
+            )
+          }))
     let url = options.url
     for (let redirects = 0;; redirects++) {
       const { headers, response } = yield* send(url)
