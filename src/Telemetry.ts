@@ -29,7 +29,8 @@
  */
 import * as Arr from "effect/Array"
 import * as Chunk from "effect/Chunk"
-import type * as Context from "effect/Context"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as FiberRef from "effect/FiberRef"
@@ -211,10 +212,9 @@ export const instrument =
   <E, R>(self: Stream.Stream<StreamChunk.StreamChunk, E, R>): Stream.Stream<StreamChunk.StreamChunk, E, R> =>
     Source.toStream((scope) =>
       Effect.gen(function*() {
-        const clock = yield* Effect.clock
-        const prices = yield* Pricing.Prices
+        const { clock, prices, traced } = yield* opening
         // No span where none could be seen (Effect's built-in tracer, no span around the request).
-        const span = (yield* Tracing.seen)
+        const span = traced
           ? yield* Effect.makeSpan(`chat ${model}`, { kind: "client", captureStackTrace: false })
           : undefined
         const started = clock.unsafeCurrentTimeNanos()
@@ -260,6 +260,19 @@ export const instrument =
         })
       })
     )
+
+/** What {@link instrument} reads from the fiber as a stream opens, in one Effect step. */
+const opening: Effect.Effect<{
+  readonly clock: Clock.Clock
+  readonly prices: Context.Tag.Service<Pricing.Prices>
+  readonly traced: boolean
+}> = Effect.withFiberRuntime((fiber) =>
+  Effect.succeed({
+    clock: Context.get(fiber.currentDefaultServices, Clock.Clock),
+    prices: Context.get(fiber.currentContext, Pricing.Prices),
+    traced: Tracing.spansSeen(fiber)
+  })
+)
 
 /** Ends a stream's span with what the stream showed (see {@link instrument}). */
 const endSpan = (

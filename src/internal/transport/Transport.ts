@@ -14,6 +14,7 @@
 import * as Cause from "effect/Cause"
 import * as Chunk from "effect/Chunk"
 import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -724,14 +725,15 @@ const start = <Ev>(
   mask: Redact.Masker | undefined,
   total: Total,
   attempt: () => number,
-  observer: Raw.Observer | undefined
+  observer: Raw.Observer | undefined,
+  clock: Clock.Clock
 ): Effect.Effect<Started, LlmError.LlmError> =>
   Effect.gen(function*() {
-    if (total.at !== Infinity && (yield* Clock.currentTimeMillis) >= total.at) return yield* Effect.fail(total.error())
+    if (total.at !== Infinity && clock.unsafeCurrentTimeMillis() >= total.at) return yield* Effect.fail(total.error())
     const scope = yield* Scope.fork(outer, ExecutionStrategy.sequential)
     const headers = Duration.decode(req.timeouts?.headers ?? defaultHeadersTimeout)
     const idle = Duration.decode(req.timeouts?.idle ?? defaultIdleTimeout)
-    const watch: Watchdog = new Watch.Watch(yield* Effect.clock, {
+    const watch: Watchdog = new Watch.Watch(clock, {
       first: headers,
       onFirst: () => timeoutError(req.provider, "Headers timeout: no response headers within", headers),
       idle,
@@ -825,6 +827,18 @@ export const streamWith = <Ev>(
   req: Request<Ev>
 ): Stream.Stream<StreamChunk.StreamChunk, LlmError.LlmError> => Source.toStream(sourceWith(client, req))
 
+/**
+ * The fiber's clock and raw-event observer, read in one step (`Effect.zip` of the two took a dozen:
+ * its batching check and its loop).
+ */
+const clockAndObserver: Effect.Effect<{ readonly clock: Clock.Clock; readonly observer: Raw.Observer | undefined }> =
+  Effect.withFiberRuntime((fiber) =>
+    Effect.succeed({
+      clock: Context.get(fiber.currentDefaultServices, Clock.Clock),
+      observer: Context.get(fiber.currentContext, Raw.RawObserver)
+    })
+  )
+
 /** {@link streamWith}'s source: opening it starts the first attempt (and retries it). */
 const sourceWith = <Ev>(
   client: Http.Client,
@@ -834,7 +848,7 @@ const sourceWith = <Ev>(
   const mask = maskerOf(req.secrets, secrets)
   const limit = Duration.decode(req.timeouts?.total ?? defaultTotalTimeout)
   const open = (scope: Scope.Scope) =>
-    Effect.flatMap(Effect.zip(Effect.clock, Raw.RawObserver), ([clock, observer]) => {
+    Effect.flatMap(clockAndObserver, ({ clock, observer }) => {
       let attempts = 0
       const total: Total = {
         at: Duration.isFinite(limit) ? clock.unsafeCurrentTimeMillis() + Duration.toMillis(limit) : Infinity,
@@ -845,7 +859,7 @@ const sourceWith = <Ev>(
             provider: req.provider
           })
       }
-      const attempt = start(scope, client, req, mask, total, () => ++attempts, observer)
+      const attempt = start(scope, client, req, mask, total, () => ++attempts, observer, clock)
       const retryWhile = (e: LlmError.LlmError) => e.retryable && clock.unsafeCurrentTimeMillis() < total.at
       // The retry schedule starts only once the first attempt has failed (its machinery costs about 35
       // Effect steps per request): that failure is its first input, so it decides as it always would.
