@@ -13,6 +13,7 @@ import * as DefaultServices from "effect/DefaultServices"
 import * as Effect from "effect/Effect"
 import type * as Fiber from "effect/Fiber"
 import * as FiberRef from "effect/FiberRef"
+import * as Option from "effect/Option"
 import * as Tracer from "effect/Tracer"
 
 /** Effect's built-in tracer, as every runtime has it by default. */
@@ -21,7 +22,7 @@ const builtIn: Tracer.Tracer = Context.get(DefaultServices.liveServices, Tracer.
 /** Whether spans made in `fiber` could be seen (see the module's description). */
 export const spansSeen = (fiber: Fiber.RuntimeFiber<unknown, unknown>): boolean =>
   fiber.getFiberRef(FiberRef.currentTracerEnabled) &&
-  (fiber.currentTracer !== builtIn || Context.getOption(fiber.currentContext, Tracer.ParentSpan)._tag === "Some")
+  (fiber.currentTracer !== builtIn || Option.isSome(Context.getOption(fiber.currentContext, Tracer.ParentSpan)))
 
 /** {@link spansSeen} for the fiber that runs it. */
 export const seen: Effect.Effect<boolean> = Effect.withFiberRuntime((fiber) => Effect.succeed(spansSeen(fiber)))
