@@ -1,3 +1,6 @@
+import { deepStrictEqual, strictEqual } from "node:assert"
+import type { Expected } from "./streams.js"
+
 /**
  * What every client hands its events to: the same accumulation for all of them (text, reasoning,
  * tool-call arguments, usage, finish), so the per-event work outside the client is identical and
@@ -96,4 +99,17 @@ export const normalizeFinish = (reason: string | undefined): string | undefined 
   if (r === "tool_use") return "tool_calls"
   if (r === "end_turn") return "stop"
   return r
+}
+
+/** Throws unless a run decoded what its stream must decode to (text, reasoning, tool arguments, usage, finish). */
+export const check = (name: string, got: Summary, want: Expected): void => {
+  try {
+    strictEqual(got.text, want.text)
+    strictEqual(got.reasoning, want.reasoning)
+    deepStrictEqual(got.toolArguments, want.toolArguments)
+    deepStrictEqual([got.inputTokens, got.outputTokens], [want.inputTokens, want.outputTokens])
+    strictEqual(got.finish, want.finish)
+  } catch (e) {
+    throw new Error(`${name} decoded the wrong result: ${e instanceof Error ? e.message.slice(0, 600) : String(e)}`)
+  }
 }

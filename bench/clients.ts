@@ -297,5 +297,21 @@ export const isPlatform = (name: string): boolean => name.startsWith("platform "
 /** The clients that need no peers' package: the floor, the platform baselines and ours. */
 export const local: ReadonlyArray<Client> = [floor, ...platform, ...ours]
 
+/**
+ * The clients of these names, in order. The peers' modules are loaded only when one is named: they
+ * would weigh on a process that measures only ours.
+ */
+export const named = async (names: ReadonlyArray<string>): Promise<Array<Client>> => {
+  const all = names.every((n) => local.some((c) => c.name === n)) ? local : await clients()
+  return names.map((name) => {
+    const c = all.find((x) => x.name === name)
+    if (c === undefined) throw new Error(`no client ${name}`)
+    return c
+  })
+}
+
+/** The client of this name ({@link named}). */
+export const one = async (name: string): Promise<Client> => (await named([name]))[0]!
+
 /** Every client, floor first. */
 export const clients = async (): Promise<ReadonlyArray<Client>> => [...local, ...(await peers())]

@@ -65,8 +65,7 @@ const allocations = (head: AllocationNode): { readonly total: number; readonly b
 /** In the child: measures one client against the server at `server`. */
 const measure = async (name: string, server: string, rounds: number): Promise<Measured> => {
   process.setSourceMapsEnabled(false)
-  const client = (await Clients.clients()).find((c) => c.name === name)
-  if (client === undefined) throw new Error(`no client ${name}`)
+  const client = await Clients.one(name)
   const inst = client.make(`${server}/hold`, "chat")
   const warm = client.make(`${server}/s/small`, "chat")
   for (let i = 0; i < 20; i++) await warm.run(new Acc())

@@ -11,8 +11,9 @@
  * markdown tables with ratios against the floor measured in the same run. A benchmark, not a test:
  * it asserts nothing about time. `BENCH_QUICK=1` is a ~1-minute smoke run.
  */
-import { spawn, spawnSync } from "node:child_process"
+import { spawnSync } from "node:child_process"
 import { fileURLToPath } from "node:url"
+import { resultOf } from "./child.js"
 import * as Clients from "./clients.js"
 import * as Server from "./server.js"
 import { median, quantile } from "./stats.js"
@@ -44,18 +45,7 @@ const ensurePeers = (): void => {
 const workerPath = fileURLToPath(new URL("./worker.ts", import.meta.url))
 
 const work = <A>(job: Job): Promise<A> =>
-  new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...process.execArgv, "--expose-gc", workerPath, JSON.stringify(job)], {
-      stdio: ["ignore", "pipe", "inherit"]
-    })
-    let out = ""
-    child.stdout.on("data", (d: Buffer) => (out += d.toString()))
-    child.on("exit", (code) => {
-      const line = out.split("\n").find((l) => l.startsWith("RESULT "))
-      if (code !== 0 || line === undefined) reject(new Error(`worker ${job.mode} ${job.clients.join(",")} failed`))
-      else resolve(JSON.parse(line.slice(7)) as A)
-    })
-  })
+  resultOf<A>(["--expose-gc", workerPath, JSON.stringify(job)], `worker ${job.mode} ${job.clients.join(",")}`)
 
 // --- formatting -----------------------------------------------------------------------------------
 

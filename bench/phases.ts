@@ -15,10 +15,10 @@
  * `openai` 6 (and `@anthropic-ai/sdk` on Anthropic), on the 10-event answer and the Anthropic stream,
  * 6 processes per client. The subscribers cost undici a little on every request, the same for all.
  */
-import { spawn } from "node:child_process"
 import diagnostics from "node:diagnostics_channel"
 import { fileURLToPath } from "node:url"
-import { Acc } from "./acc.js"
+import { Acc, check } from "./acc.js"
+import { resultOf } from "./child.js"
 import * as Clients from "./clients.js"
 import * as Server from "./server.js"
 import { median } from "./stats.js"
@@ -48,9 +48,7 @@ const child = async (server: string, name: string, scenario: string): Promise<vo
   })
   const s = Streams.scenario(scenario)
   const expected = s.build().expected
-  const all = Clients.local.some((c) => c.name === name) ? Clients.local : await Clients.clients()
-  const client = all.find((c) => c.name === name)
-  if (client === undefined) throw new Error(`no client ${name}`)
+  const client = await Clients.one(name)
   const instance = client.make(`${server}/s/${s.name}`, s.family)
   const rows: Array<Marks> = []
   for (let i = 0; i < requests; i++) {
@@ -60,7 +58,7 @@ const child = async (server: string, name: string, scenario: string): Promise<vo
     const t0 = performance.now()
     await instance.run(acc)
     const total = performance.now() - t0
-    if (acc.summary().text !== expected.text) throw new Error(`${name} decoded the wrong text`)
+    check(name, acc.summary(), expected)
     rows.push({ created: created - t0, headers: headers - t0, first: acc.firstAt - t0, total })
   }
   await instance.dispose()
@@ -70,18 +68,7 @@ const child = async (server: string, name: string, scenario: string): Promise<vo
 const self = fileURLToPath(import.meta.url)
 
 const inChild = (server: string, name: string, scenario: string): Promise<ReadonlyArray<Marks>> =>
-  new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, [...process.execArgv, self, "--child", server, name, scenario], {
-      stdio: ["ignore", "pipe", "inherit"]
-    })
-    let out = ""
-    p.stdout.on("data", (d: Buffer) => (out += d.toString()))
-    p.on("exit", (code) => {
-      const line = out.split("\n").find((l) => l.startsWith("RESULT "))
-      if (code !== 0 || line === undefined) reject(new Error(`${name} on ${scenario} failed`))
-      else resolve(JSON.parse(line.slice(7)) as ReadonlyArray<Marks>)
-    })
-  })
+  resultOf<ReadonlyArray<Marks>>([self, "--child", server, name, scenario], `${name} on ${scenario}`)
 
 const f2 = (n: number): string => (Number.isFinite(n) ? n.toFixed(2) : "—")
 

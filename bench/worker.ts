@@ -14,8 +14,8 @@
  */
 import * as Effect from "effect/Effect"
 import * as Random from "effect/Random"
-import { deepStrictEqual, strictEqual } from "node:assert"
-import { Acc, type Summary } from "./acc.js"
+import { strictEqual } from "node:assert"
+import { Acc, check } from "./acc.js"
 import * as Clients from "./clients.js"
 import * as Hold from "./hold.js"
 import { median } from "./stats.js"
@@ -67,27 +67,8 @@ process.setSourceMapsEnabled(false)
 const gc = (): void => (globalThis as { gc?: () => void }).gc?.()
 const mb = (): number => process.memoryUsage().rss
 
-const check = (name: string, got: Summary, want: Streams.Expected): void => {
-  try {
-    strictEqual(got.text, want.text)
-    strictEqual(got.reasoning, want.reasoning)
-    deepStrictEqual(got.toolArguments, want.toolArguments)
-    deepStrictEqual([got.inputTokens, got.outputTokens], [want.inputTokens, want.outputTokens])
-    strictEqual(got.finish, want.finish)
-  } catch (e) {
-    throw new Error(`${name} decoded the wrong result: ${e instanceof Error ? e.message.slice(0, 600) : String(e)}`)
-  }
-}
-
 const main = async (): Promise<unknown> => {
-  // Load the peers only when this job runs one: their modules would weigh on this process's memory.
-  const local = Clients.local
-  const all = job.clients.every((n) => local.some((c) => c.name === n)) ? local : await Clients.clients()
-  const chosen = job.clients.map((name) => {
-    const c = all.find((x) => x.name === name)
-    if (c === undefined) throw new Error(`no client ${name}`)
-    return c
-  })
+  const chosen = await Clients.named(job.clients)
 
   if (job.mode === "seq") {
     const s = Streams.scenario(job.scenario!)

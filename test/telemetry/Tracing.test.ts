@@ -46,11 +46,11 @@ describe("spans only where they can be seen", () => {
   it.effect("spansSeen: not under the built-in tracer alone; inside a span, with a tracer; never with tracing off", () =>
     Effect.gen(function*() {
       const native = yield* Effect.tracer
-      const recording = Tracer.make({ span: (...args) => native.span(...args), context: (f) => f() })
+      const other = Tracer.make({ span: (...args) => native.span(...args), context: (f) => f() })
       expect(yield* Tracing.seen).toBe(false)
       expect(yield* Effect.withSpan(Tracing.seen, "outer")).toBe(true)
-      expect(yield* Effect.withTracer(Tracing.seen, recording)).toBe(true)
-      expect(yield* Tracing.seen.pipe(Effect.withTracer(recording), Effect.withTracerEnabled(false))).toBe(false)
+      expect(yield* Effect.withTracer(Tracing.seen, other)).toBe(true)
+      expect(yield* Tracing.seen.pipe(Effect.withTracer(other), Effect.withTracerEnabled(false))).toBe(false)
       expect(yield* Tracing.seen.pipe(Effect.withSpan("outer"), Effect.withTracerEnabled(false))).toBe(false)
     }))
 

@@ -259,7 +259,6 @@ export const postJson = (client: HttpClient.HttpClient, options: {
     const first = resolve(options.url, "http://invalid.invalid")
     const origin = first?.origin
     yield* configureFiber
-    const propagate = yield* FiberRef.get(HttpClient.currentTracerPropagation)
     const signed = (url: string): Effect.Effect<Readonly<Record<string, string>>, LlmError.LlmError> => {
       const sign = options.sign
       if (sign === undefined) return Effect.succeed(options.headers)
@@ -269,8 +268,10 @@ export const postJson = (client: HttpClient.HttpClient, options: {
         return bad === undefined ? Effect.succeed(headers) : Effect.fail(bad)
       })
     }
-    // The request's span only where it could be seen (see `internal/telemetry/tracing.ts`).
+    // The request's span only where it could be seen (see `internal/telemetry/tracing.ts`), and its
+    // trace headers only with it.
     const traced = yield* Tracing.seen
+    const propagate = traced && (yield* FiberRef.get(HttpClient.currentTracerPropagation))
     /** Posts to `url` with `headers`: the response, and its headers read once (a platform response builds them anew on every read). */
     const execute = (url: string, headers: Readonly<Record<string, string>>, span: Tracer.Span | undefined) =>
       client.execute(

@@ -280,6 +280,12 @@ const bodyDecoder = <Ev>(
     if (rest !== undefined) rest = rest.concat(events)
     else frame(events, out)
   }
+  /** Frames what the read of the first content chunk held back, if anything. */
+  const pushUnframed = (out: Array<StreamChunk.StreamChunk>): void => {
+    const bytes = unframed
+    unframed = undefined
+    if (bytes !== undefined && !broken) pushWhole(bytes, out)
+  }
   /**
    * Frames and decodes a read. Until the first content chunk was shown, a read is framed a piece at
    * a time ({@link firstPiece} bytes, then twice as many each time) and each piece decoded before
@@ -289,11 +295,7 @@ const bodyDecoder = <Ev>(
    * framer takes a read split anywhere (characters, lines, events and credentials across pieces).
    */
   const pushRead = (bytes: Uint8Array, out: Array<StreamChunk.StreamChunk>): void => {
-    if (unframed !== undefined) {
-      const held = unframed
-      unframed = undefined
-      pushWhole(held, out)
-    }
+    pushUnframed(out)
     if (shown) return pushWhole(bytes, out)
     let at = 0
     for (let size = firstPiece; at < bytes.length && !shown && !broken; size *= 2) {
@@ -309,9 +311,7 @@ const bodyDecoder = <Ev>(
     const held = rest
     rest = undefined
     if (held !== undefined) frame(held, out)
-    const bytes = unframed
-    unframed = undefined
-    if (bytes !== undefined && !broken) pushWhole(bytes, out)
+    pushUnframed(out)
   }
   return {
     /** Set once the framing broke: the error chunk has been emitted and nothing more will be. */
