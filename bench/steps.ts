@@ -4,8 +4,10 @@
  * (`Response.collectWith` over `NodeHttpClient.layerUndici`, the layers built once) against the bench
  * server, per phase of a request. A count is the same on every run and every machine, where a time
  * moves by ±20 %, so a change to the library's Effect plumbing shows here exactly. Phases:
- * - a collected request (the 10-event answer and the 6,000-event streams): until the first content
- *   chunk reached the callback, and from there to the run's end;
+ * - a collected request (the 10-event answer and the 6,000-event streams): until undici has the
+ *   request (its `undici:request:create` diagnostics channel), from there to the response's headers
+ *   (`undici:request:headers`), from the headers until the first content chunk reached the
+ *   callback, and from there to the run's end;
  * - a held stream cut by the server (the open streams' cut): until its first chunk, from the first
  *   chunk to the `error` chunk, and from the `error` chunk to the run's end (closing its scopes, the
  *   span and the metrics; in the mass cut each stream's cleanup runs before the next one's error).
@@ -22,6 +24,7 @@ import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as RuntimeFlags from "effect/RuntimeFlags"
 import * as RuntimeFlagsPatch from "effect/RuntimeFlagsPatch"
 import * as Supervisor from "effect/Supervisor"
+import diagnostics from "node:diagnostics_channel"
 import * as Clients from "./clients.js"
 import * as Server from "./server.js"
 import * as Streams from "./streams.js"
@@ -54,6 +57,13 @@ class Counter extends Supervisor.AbstractSupervisor<void> {
 
 const counter = new Counter()
 
+// undici publishes when it has a request and when its response's headers are parsed: the
+// collected requests' phases are cut there too.
+let onCreate = (): void => {}
+let onHeaders = (): void => {}
+diagnostics.subscribe("undici:request:create", () => onCreate())
+diagnostics.subscribe("undici:request:headers", () => onHeaders())
+
 /** Runs `effect` with every step of its fibers (and the fibers they fork) counted. */
 const counted = <A, E>(effect: Effect.Effect<A, E, LanguageModel.LanguageModel>) =>
   effect.pipe(
@@ -75,7 +85,8 @@ interface Phase {
 const phases = new Map<string, Phase>()
 const record = (name: string): void => {
   const { ops, steps, waits } = counter.mark()
-  const phase = phases.get(name) ?? { name, counts: [], waits: [], ops }
+  const phase = phases.get(name) ?? { name, counts: [], waits: [], ops: new Map<string, number>() }
+  for (const [kind, n] of ops) phase.ops.set(kind, (phase.ops.get(kind) ?? 0) + n)
   phase.counts.push(steps)
   phase.waits.push(waits)
   phases.set(name, phase)
@@ -84,13 +95,26 @@ const record = (name: string): void => {
 /** Collects one request, marking the first content chunk. */
 const collected = async (runtime: Runtime, label: string, count: boolean): Promise<void> => {
   let first = false
+  let created = false
+  let headers = false
   const onChunk = (c: StreamChunk.StreamChunk): void => {
     if (first || !StreamChunk.isContent(c)) return
     first = true
-    if (count) record(`${label}: to the first content chunk`)
+    if (count) record(`${label}: from the headers to the first content chunk`)
+  }
+  onCreate = () => {
+    if (created) return
+    created = true
+    if (count) record(`${label}: to the request handed to undici`)
+  }
+  onHeaders = () => {
+    if (headers) return
+    headers = true
+    if (count) record(`${label}: from undici's request to its headers`)
   }
   counter.mark()
   const r = await runtime.runPromise(counted(Response.collectWith(onChunk)(LanguageModel.stream("steps"))))
+  onCreate = onHeaders = () => {}
   if (r.error !== undefined) throw new Error(`${label}: ${r.error.code}: ${r.error.message}`)
   if (count) record(`${label}: from the first content chunk to the end`)
 }

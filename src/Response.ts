@@ -18,6 +18,7 @@
  *
  * @since 0.1.0
  */
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Sink from "effect/Sink"
 import type * as Stream from "effect/Stream"
@@ -275,8 +276,12 @@ const pullAll = <E, R>(
 ): Effect.Effect<Response, E, R> =>
   Source.use(Source.of(stream), (take) => {
     const builder = new Builder()
+    // The price table read in one Effect step (accessing the tag took five).
+    const done = Effect.withFiberRuntime<Response>((fiber) =>
+      Effect.succeed(builder.done(Context.get(fiber.currentContext, Pricing.Prices)))
+    )
     const loop: Effect.Effect<Response, E, R> = Effect.flatMap(take, (next) => {
-      if (next === undefined) return Effect.map(Pricing.Prices, (prices) => builder.done(prices))
+      if (next === undefined) return done
       if (onChunk === undefined) {
         for (const c of next) builder.add(c)
       } else {

@@ -33,6 +33,7 @@ import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import type * as Fiber from "effect/Fiber"
 import * as FiberRef from "effect/FiberRef"
 import * as Metric from "effect/Metric"
 import * as MetricBoundaries from "effect/MetricBoundaries"
@@ -211,68 +212,79 @@ export const instrument =
   (provider: string, model: string, request?: ChatRequest.ChatRequest | undefined) =>
   <E, R>(self: Stream.Stream<StreamChunk.StreamChunk, E, R>): Stream.Stream<StreamChunk.StreamChunk, E, R> =>
     Source.toStream((scope) =>
-      Effect.gen(function*() {
-        const { clock, prices, traced } = yield* opening
+      // The clock, the price table and whether a span could be seen are read in one Effect step.
+      Effect.withFiberRuntime((fiber) => {
+        const clock = Context.get(fiber.currentDefaultServices, Clock.Clock)
+        const prices = Context.get(fiber.currentContext, Pricing.Prices)
         // No span where none could be seen (Effect's built-in tracer, no span around the request).
-        const span = traced
-          ? yield* Effect.makeSpan(`chat ${model}`, { kind: "client", captureStackTrace: false })
-          : undefined
-        const started = clock.unsafeCurrentTimeNanos()
-        if (span !== undefined) {
-          span.attribute("gen_ai.operation.name", "chat")
-          span.attribute("gen_ai.system", provider)
-          span.attribute("gen_ai.provider.name", provider)
-          span.attribute("gen_ai.request.model", model)
-          if (typeof request?.maxTokens === "number") span.attribute("gen_ai.request.max_tokens", request.maxTokens)
-          if (typeof request?.temperature === "number") {
-            span.attribute("gen_ai.request.temperature", request.temperature)
-          }
-          if (typeof request?.topP === "number") span.attribute("gen_ai.request.top_p", request.topP)
-        }
-        const seen: Seen = {
-          usage: undefined,
-          cacheRead: undefined,
-          cacheWrite: undefined,
-          responseId: undefined,
-          responseModel: undefined,
-          finish: undefined,
-          error: undefined,
-          firstChunkNanos: undefined
-        }
-        const now = () => clock.unsafeCurrentTimeNanos()
-        // Run when the stream ends, however it ends.
-        const finish = Effect.suspend(() => {
-          const ended = clock.unsafeCurrentTimeNanos()
-          const usage = finalUsage(seen)
-          const ttfcMs = seen.firstChunkNanos === undefined ? undefined : Number(seen.firstChunkNanos - started) / 1e6
-          if (span !== undefined) endSpan(span, seen, usage, ttfcMs, ended, prices, provider, model)
-          return record(provider, model, usage, seen.error, ttfcMs, Number(ended - started) / 1e6)
-        })
-        yield* Scope.addFinalizer(scope, finish)
-        // The span is the parent of what the stream does: opening it (the HTTP request) and each
-        // take, unless the take uses nothing from the context (our transport's).
-        const withSpan = <A, E2, R2>(effect: Effect.Effect<A, E2, R2>) =>
-          span === undefined ? effect : Effect.provideService(effect, Tracer.ParentSpan, span)
-        const take = yield* withSpan(Source.of(self)(scope))
-        return Effect.map(Source.isContextFree(take) ? take : withSpan(take), (chunk) => {
-          if (chunk !== undefined) observe(seen, chunk, now)
-          return chunk
-        })
+        return Tracing.spansSeen(fiber)
+          ? Effect.flatMap(
+            Effect.makeSpan(`chat ${model}`, { kind: "client", captureStackTrace: false }),
+            (span) => opened(scope, self, clock, prices, provider, model, request, span)
+          )
+          : opened(scope, self, clock, prices, provider, model, request, undefined)
       })
     )
 
-/** What {@link instrument} reads from the fiber as a stream opens, in one Effect step. */
-const opening: Effect.Effect<{
-  readonly clock: Clock.Clock
-  readonly prices: Context.Tag.Service<Pricing.Prices>
-  readonly traced: boolean
-}> = Effect.withFiberRuntime((fiber) =>
-  Effect.succeed({
-    clock: Context.get(fiber.currentDefaultServices, Clock.Clock),
-    prices: Context.get(fiber.currentContext, Pricing.Prices),
-    traced: Tracing.spansSeen(fiber)
+/** {@link instrument}'s stream opened, with its span when one could be seen. */
+const opened = <E, R>(
+  scope: Scope.Scope,
+  self: Stream.Stream<StreamChunk.StreamChunk, E, R>,
+  clock: Clock.Clock,
+  prices: Context.Tag.Service<Pricing.Prices>,
+  provider: string,
+  model: string,
+  request: ChatRequest.ChatRequest | undefined,
+  span: Tracer.Span | undefined
+): Effect.Effect<Source.Take<StreamChunk.StreamChunk, E, R>, E, R> => {
+  const started = clock.unsafeCurrentTimeNanos()
+  if (span !== undefined) {
+    span.attribute("gen_ai.operation.name", "chat")
+    span.attribute("gen_ai.system", provider)
+    span.attribute("gen_ai.provider.name", provider)
+    span.attribute("gen_ai.request.model", model)
+    if (typeof request?.maxTokens === "number") span.attribute("gen_ai.request.max_tokens", request.maxTokens)
+    if (typeof request?.temperature === "number") {
+      span.attribute("gen_ai.request.temperature", request.temperature)
+    }
+    if (typeof request?.topP === "number") span.attribute("gen_ai.request.top_p", request.topP)
+  }
+  const seen: Seen = {
+    usage: undefined,
+    cacheRead: undefined,
+    cacheWrite: undefined,
+    responseId: undefined,
+    responseModel: undefined,
+    finish: undefined,
+    error: undefined,
+    firstChunkNanos: undefined
+  }
+  const now = () => clock.unsafeCurrentTimeNanos()
+  // Run when the stream ends, however it ends: one Effect step (the fiber's metric labels).
+  const finish = Effect.withFiberRuntime((fiber) => {
+    const ended = clock.unsafeCurrentTimeNanos()
+    const usage = finalUsage(seen)
+    const ttfcMs = seen.firstChunkNanos === undefined ? undefined : Number(seen.firstChunkNanos - started) / 1e6
+    if (span !== undefined) endSpan(span, seen, usage, ttfcMs, ended, prices, provider, model)
+    record(provider, model, usage, seen.error, ttfcMs, Number(ended - started) / 1e6, fiber)
+    return Effect.void
   })
-)
+  // The span is the parent of what the stream does: opening it (the HTTP request) and each
+  // take, unless the take uses nothing from the context (our transport's).
+  const withSpan = <A, E2, R2>(effect: Effect.Effect<A, E2, R2>) =>
+    span === undefined ? effect : Effect.provideService(effect, Tracer.ParentSpan, span)
+  return Effect.zipRight(
+    Scope.addFinalizer(scope, finish),
+    Effect.map(
+      withSpan(Source.of(self)(scope)),
+      (take) =>
+        Effect.map(Source.isContextFree(take) ? take : withSpan(take), (chunk) => {
+          if (chunk !== undefined) observe(seen, chunk, now)
+          return chunk
+        })
+    )
+  )
+}
 
 /** Ends a stream's span with what the stream showed (see {@link instrument}). */
 const endSpan = (
@@ -381,22 +393,22 @@ const record = (
   usage: Usage.Usage | undefined,
   error: LlmError.ErrorInfo | undefined,
   ttfcMs: number | undefined,
-  durationMs: number
-): Effect.Effect<void> =>
-  FiberRef.getWith(FiberRef.currentMetricLabels, (fiber) =>
-    Effect.sync(() => {
-      const labels = labelsFor(provider, model)
-      if (usage !== undefined) {
-        for (const [kind, field] of kinds) {
-          const n = Usage.count(usage[field])
-          if (n !== undefined && n > 0) tokens.unsafeUpdate(n, withFiberLabels(labelsBy(labels, "kind", kind), fiber))
-        }
-      }
-      if (error !== undefined) errors.unsafeUpdate(1, withFiberLabels(labelsBy(labels, "code", error.code), fiber))
-      const forModel = withFiberLabels(labels.model, fiber)
-      if (ttfcMs !== undefined) timeToFirstChunk.unsafeUpdate(ttfcMs, forModel)
-      streamDuration.unsafeUpdate(durationMs, forModel)
-    }))
+  durationMs: number,
+  running: Fiber.RuntimeFiber<unknown, unknown>
+): void => {
+  const fiber = running.getFiberRef(FiberRef.currentMetricLabels)
+  const labels = labelsFor(provider, model)
+  if (usage !== undefined) {
+    for (const [kind, field] of kinds) {
+      const n = Usage.count(usage[field])
+      if (n !== undefined && n > 0) tokens.unsafeUpdate(n, withFiberLabels(labelsBy(labels, "kind", kind), fiber))
+    }
+  }
+  if (error !== undefined) errors.unsafeUpdate(1, withFiberLabels(labelsBy(labels, "code", error.code), fiber))
+  const forModel = withFiberLabels(labels.model, fiber)
+  if (ttfcMs !== undefined) timeToFirstChunk.unsafeUpdate(ttfcMs, forModel)
+  streamDuration.unsafeUpdate(durationMs, forModel)
+}
 
 // ---------------------------------------------------------------------------------------------
 // Raw events (the debug option)

@@ -241,7 +241,9 @@ export const track =
   <E, R>(self: Stream.Stream<StreamChunk.StreamChunk, E, R>): Stream.Stream<StreamChunk.StreamChunk, E, R> =>
     Source.toStream(
       (scope) =>
-        Effect.contextWithEffect((context: Context.Context<never>) => {
+        // The context read in one Effect step (`Effect.contextWithEffect` took three).
+        Effect.withFiberRuntime((fiber) => {
+          const context = fiber.currentContext
           const source = Source.of(self)
           const maybe = Context.getOption(context, UsageMeter)
           if (Option.isNone(maybe)) return source(scope)

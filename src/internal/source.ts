@@ -85,15 +85,19 @@ export const of = <A, E, R>(stream: Stream.Stream<A, E, R>): Source<A, E, R> =>
         (pull): Take<A, E, R> => Effect.map(pull, (next) => (Either.isLeft(next) ? undefined : next.right))
       ))
 
-/** Opens the source in a scope of its own, closed when `use` is done with its take, as `Effect.scoped`. */
+/**
+ * Opens the source in a scope of its own, closed when `use` is done with its take, as `Effect.scoped`.
+ * The scope is made outside the region that closes it (`Effect.onExit`: six Effect steps, where
+ * `Effect.acquireUseRelease` took eight): an interruption between the two leaves an empty scope,
+ * with nothing to close.
+ */
 export const use = <A, E, R, B, E2, R2>(
   source: Source<A, E, R>,
   f: (take: Take<A, E, R>) => Effect.Effect<B, E2, R2>
 ): Effect.Effect<B, E | E2, R | R2> =>
-  Effect.acquireUseRelease(
+  Effect.flatMap(
     Scope.make(),
-    (scope) => Effect.flatMap(source(scope), f),
-    (scope, exit) => Scope.close(scope, exit)
+    (scope) => Effect.onExit(Effect.flatMap(source(scope), f), (exit) => Scope.close(scope, exit))
   )
 
 /**

@@ -21,7 +21,10 @@ import * as Either from "effect/Either"
 import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
+import * as Option from "effect/Option"
+import * as Runtime from "effect/Runtime"
 import * as Schedule from "effect/Schedule"
+import * as Scheduler from "effect/Scheduler"
 import * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
 import * as LlmError from "../../LlmError.js"
@@ -690,22 +693,48 @@ interface Started {
 }
 
 /**
+ * The header fiber's scheduler: a fiber resumed from outside any running fiber (a promise's
+ * callback: the response's headers, a body read) runs at once, where the default scheduler would
+ * run it a microtask later; resumed from inside a running fiber (its own `Effect.async` resuming
+ * at once, a yield, another fiber's interruption) it waits for the default scheduler, so no fiber
+ * ever runs inside a step of its own. Fibers the header fiber starts inherit it.
+ */
+const resumeAtOnce: Scheduler.Scheduler = Scheduler.make(
+  (task, priority) => {
+    if (Option.isNone(Fiber.getCurrentFiber())) task()
+    else Scheduler.defaultScheduler.scheduleTask(task, priority)
+  },
+  (fiber) => Scheduler.defaultScheduler.shouldYield(fiber)
+)
+
+/**
  * Runs the header phase in a fiber of its own, interrupted if `scope` closes while it runs, and
- * gives the watch's way to wait for it. Like `Effect.forkIn`, without its scope per fiber, and the
+ * gives the watch's way to wait for it. Like `Effect.forkDaemon` (the parent's fiber refs, context
+ * and flags), but made with the request's fiber refs ({@link Http.requestFiberRefs}), started at
+ * once in this step, and resumed at once when its response arrives ({@link resumeAtOnce}). The
  * fiber is let go once it is done (a stream holds nothing of it while it is read).
  */
 const headerPhase = (
   phase: Effect.Effect<Opened, LlmError.LlmError>,
   scope: Scope.Scope
 ): Effect.Effect<(done: (exit: Exit.Exit<Opened, LlmError.LlmError>) => void) => void> =>
-  Effect.flatMap(Effect.forkDaemon(phase), (fiber) => {
-    // The only long-lived reference to the fiber (no closure captures `fiber`), dropped with its end.
-    let running: Fiber.RuntimeFiber<Opened, LlmError.LlmError> | undefined = fiber
-    let ended: Exit.Exit<Opened, LlmError.LlmError> | undefined = undefined
-    fiber.addObserver((exit) => {
-      running = undefined
-      ended = exit
+  Effect.withFiberRuntime((parent, status) => {
+    const runtime = Runtime.make({
+      context: parent.currentContext,
+      fiberRefs: parent.getFiberRefs(),
+      runtimeFlags: status.runtimeFlags
     })
+    const fiber = Runtime.runFork(runtime)(phase, { scheduler: resumeAtOnce, updateRefs: Http.requestFiberRefs })
+    // The only long-lived reference to the fiber (no closure captures `fiber`), dropped with its end.
+    let running: Fiber.RuntimeFiber<Opened, LlmError.LlmError> | undefined = undefined
+    let ended: Exit.Exit<Opened, LlmError.LlmError> | null = fiber.unsafePoll()
+    if (ended === null) {
+      running = fiber
+      fiber.addObserver((exit) => {
+        running = undefined
+        ended = exit
+      })
+    }
     return Effect.as(
       Scope.addFinalizer(scope, Effect.suspend(() => (running === undefined ? Effect.void : Fiber.interrupt(running)))),
       (done) => (running === undefined ? done(ended!) : running.addObserver(done))
