@@ -5,7 +5,8 @@
  * loopback server (bench/server.ts) that runs in this process while each measurement runs in a
  * child process (bench/worker.ts):
  * - warm: per scenario, the clients take turns in one process after a warm-up;
- * - cold: each client alone in a fresh process, its first 10 requests;
+ * - cold: each client alone in a fresh process, its first 10 requests (the floor, the README way and
+ *   the peers but `ai` 6 in three such processes each, taking turns: `BENCH_COLD_PROCESSES`);
  * - concurrent streams, open streams (heap per stream, error latency), a pass-through stream.
  * Every request's result is checked (text, reasoning, tool arguments, usage, finish). Prints
  * markdown tables with ratios against the floor measured in the same run. A benchmark, not a test:
@@ -24,6 +25,10 @@ const quick = process.env.BENCH_QUICK === "1"
 const warmup = Number(process.env.BENCH_WARMUP ?? (quick ? 3 : 15))
 const runs = Number(process.env.BENCH_RUNS ?? (quick ? 8 : 30))
 const coldRuns = 10
+// The clients the cold targets compare (the floor, the README way, the peers but `ai` 6) run their
+// cold requests in this many fresh processes each, taking turns, and the figures are over all of
+// them: one process's ten requests moved a median by half between runs.
+const coldProcesses = Number(process.env.BENCH_COLD_PROCESSES ?? (quick ? 1 : 3))
 const passBytes = Number(process.env.BENCH_PASS_BYTES ?? (quick ? 20e6 : 200e6))
 const started = performance.now()
 const log = (s: string): void =>
@@ -79,6 +84,9 @@ const main = async (): Promise<void> => {
   const lean = (name: string): boolean =>
     (!name.startsWith("ours") && !Clients.isPlatform(name)) || name === "ours collect" || name === "ours runForEach"
   // A slow client (`slow`) has no cold run: at 100× the floor and more, its first requests add nothing.
+  const comparedCold = (name: string): boolean =>
+    name === "floor" || name === "ours README (collectWith, undici)" ||
+    (!name.startsWith("ours") && !Clients.isPlatform(name) && !sparse(name) && !slow(name))
   const coldSet = (name: string): boolean =>
     quick ? ["floor", "ours README (collectWith, undici)"].includes(name) : (lean(name) && !slow(name)) ||
       name === "ours README (collectWith, undici)" || name === "ours collectWith, layers per run"
@@ -89,7 +97,11 @@ const main = async (): Promise<void> => {
   try {
     p(`## Sequential scenarios (${runs} warm runs after ${warmup} warm-up rounds, clients alternating${
       every > 1 ? "; `ai` 6 in every third round only" : ""
-    }; cold = first ${coldRuns} requests of a fresh process per client)`)
+    }; cold = first ${coldRuns} requests of a fresh process per client${
+      coldProcesses > 1
+        ? `, in ${coldProcesses} processes each for the floor, the README way and the peers but \`ai\` 6`
+        : ""
+    })`)
     p()
     p("Times in ms. `× floor` = warm median / the floor's warm median in the same process. First chunk = first text, reasoning or argument delta seen by the consumer (— for collect-only consumers, which see only the end). CPU = process CPU time (user+system, this client's process, loopback server excluded) per 1,000 events, warm median.")
     const seqScenarios = quick ?
@@ -126,16 +138,25 @@ const main = async (): Promise<void> => {
       }
       const cold: Record<string, SeqResult> = {}
       if (main3 && (!quick || name === "chat")) {
-        for (const c of [...set, ...slowSet].filter(coldSet)) {
-          log(`cold: ${s.title}, ${c} …`)
-          cold[c] = await work<SeqResult>({
-            mode: "seq",
-            server: server.url,
-            scenario: name,
-            clients: [c],
-            warmup: 0,
-            runs: coldRuns
-          })
+        const coldClients = [...set, ...slowSet].filter(coldSet)
+        for (let p = 0; p < coldProcesses; p++) {
+          for (const c of coldClients.filter((c) => p === 0 || comparedCold(c))) {
+            log(`cold: ${s.title}, ${c}${coldProcesses > 1 ? ` (process ${p + 1})` : ""} …`)
+            const r = await work<SeqResult>({
+              mode: "seq",
+              server: server.url,
+              scenario: name,
+              clients: [c],
+              warmup: 0,
+              runs: coldRuns
+            })
+            const before = cold[c]
+            cold[c] = before === undefined ? r : {
+              ...r,
+              samples: { [c]: [...before.samples[c]!, ...r.samples[c]!] },
+              peakRss: Math.max(before.peakRss, r.peakRss)
+            }
+          }
         }
       }
       const floorMedian = median(warm.samples["floor"]!.map((x) => x.total))
