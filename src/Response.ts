@@ -276,12 +276,14 @@ const pullAll = <E, R>(
 ): Effect.Effect<Response, E, R> =>
   Source.use(Source.of(stream), (take) => {
     const builder = new Builder()
-    // The price table read in one Effect step (accessing the tag took five).
-    const done = Effect.withFiberRuntime<Response>((fiber) =>
-      Effect.succeed(builder.done(Context.get(fiber.currentContext, Pricing.Prices)))
-    )
     const loop: Effect.Effect<Response, E, R> = Effect.flatMap(take, (next) => {
-      if (next === undefined) return done
+      // The price table read in one Effect step (accessing the tag took five), made only now: a
+      // held stream holds nothing more.
+      if (next === undefined) {
+        return Effect.withFiberRuntime<Response>((fiber) =>
+          Effect.succeed(builder.done(Context.get(fiber.currentContext, Pricing.Prices)))
+        )
+      }
       if (onChunk === undefined) {
         for (const c of next) builder.add(c)
       } else {
