@@ -6,7 +6,7 @@
  * error latency, the process's CPU time, and the garbage collections (count and pause) from the cut
  * to the last stream's end; then one more cut under V8's sampling heap profiler (objects the
  * collector freed included), which gives the bytes allocated per stream and the functions that
- * allocated the most. Defaults: the README way, `openai` 6 and the floor, 4 rounds. Needs the
+ * allocated the most (the top 8; `CUT_TOP=n` for more). Defaults: the README way, `openai` 6 and the floor, 4 rounds. Needs the
  * peers' package (bench/peers) for a peer client.
  */
 import { fork } from "node:child_process"
@@ -124,7 +124,7 @@ const measure = async (name: string, server: string, rounds: number): Promise<Me
   await inst.dispose()
   await warm.dispose()
   const { by, total } = allocations(profile!)
-  const top = [...by.entries()].sort((a, b) => b[1] - a[1]).slice(0, 8)
+  const top = [...by.entries()].sort((a, b) => b[1] - a[1]).slice(0, Number(process.env.CUT_TOP ?? 8))
   return { name, cuts, bytesPerStream: total / streams, top }
 }
 
