@@ -396,16 +396,18 @@ const record = (
   durationMs: number,
   running: Fiber.RuntimeFiber<unknown, unknown>
 ): void => {
-  const fiber = running.getFiberRef(FiberRef.currentMetricLabels)
+  const fiberLabels = running.getFiberRef(FiberRef.currentMetricLabels)
   const labels = labelsFor(provider, model)
   if (usage !== undefined) {
     for (const [kind, field] of kinds) {
       const n = Usage.count(usage[field])
-      if (n !== undefined && n > 0) tokens.unsafeUpdate(n, withFiberLabels(labelsBy(labels, "kind", kind), fiber))
+      if (n !== undefined && n > 0) {
+        tokens.unsafeUpdate(n, withFiberLabels(labelsBy(labels, "kind", kind), fiberLabels))
+      }
     }
   }
-  if (error !== undefined) errors.unsafeUpdate(1, withFiberLabels(labelsBy(labels, "code", error.code), fiber))
-  const forModel = withFiberLabels(labels.model, fiber)
+  if (error !== undefined) errors.unsafeUpdate(1, withFiberLabels(labelsBy(labels, "code", error.code), fiberLabels))
+  const forModel = withFiberLabels(labels.model, fiberLabels)
   if (ttfcMs !== undefined) timeToFirstChunk.unsafeUpdate(ttfcMs, forModel)
   streamDuration.unsafeUpdate(durationMs, forModel)
 }
