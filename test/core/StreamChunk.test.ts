@@ -997,6 +997,30 @@ describe("ensureTerminal", () => {
       expect(out).toStrictEqual([a, { type: "finish", reason: "stop", rawReason: "end_turn" }])
     }))
 
+  it.effect("closes the source as the stream ends at its terminal chunk, before what follows the stream runs", () =>
+    Effect.gen(function*() {
+      const log: Array<string> = []
+      // A source that would go on after its terminal chunk, with a finalizer of its own.
+      const source = Stream.concat(Stream.make(a, StreamChunk.finish("stop")), Stream.never).pipe(
+        Stream.ensuring(Effect.sync(() => void log.push("source closed")))
+      )
+      const then = Stream.fromEffect(Effect.sync(() => {
+        log.push("next stream")
+        return b
+      }))
+      const out = yield* Effect.map(
+        Stream.runCollect(Stream.concat(StreamChunk.ensureTerminal(source), then)),
+        Chunk.toArray
+      )
+      expect(out).toStrictEqual([a, { type: "finish", reason: "stop" }, b])
+      expect(log).toStrictEqual(["source closed", "next stream"])
+      // Collected, the same: closed by the time the collection is done.
+      log.length = 0
+      const collected = yield* Effect.map(Stream.runCollect(StreamChunk.ensureTerminal(source)), Chunk.toArray)
+      expect(collected).toStrictEqual([a, { type: "finish", reason: "stop" }])
+      expect(log).toStrictEqual(["source closed"])
+    }))
+
   it.effect("gives a consumer that stops early no terminal chunk", () =>
     Effect.gen(function*() {
       const source = Stream.make(a, b, StreamChunk.textDelta("c"), StreamChunk.finish("stop"))
