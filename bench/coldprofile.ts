@@ -7,13 +7,13 @@
  * the README way on the 10-event answer. Sampling moves the figures a little; compare clients and
  * versions run by this tool, not with the bench's times.
  */
-import { spawn } from "node:child_process"
 import diagnostics from "node:diagnostics_channel"
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { Acc, check } from "./acc.js"
+import { resultOf } from "./child.js"
 import * as Clients from "./clients.js"
 import * as Server from "./server.js"
 import * as Streams from "./streams.js"
@@ -74,33 +74,19 @@ const child = async (server: string, name: string, scenario: string, part: Part)
 const self = fileURLToPath(import.meta.url)
 
 /** One fresh profiled process: its request windows and its profile. */
-const profiled = (server: string, name: string, scenario: string, part: Part) => {
+const profiled = async (server: string, name: string, scenario: string, part: Part) => {
   const dir = mkdtempSync(join(tmpdir(), "bench-coldprof-"))
-  return new Promise<{ windows: ReadonlyArray<readonly [number, number]>; profile: Profile }>((resolve, reject) => {
-    const args = [
-      ...process.execArgv,
-      "--cpu-prof",
-      "--cpu-prof-interval=25",
-      `--cpu-prof-dir=${dir}`,
-      self,
-      "--child",
-      server,
-      name,
-      scenario,
-      part
-    ]
-    const c = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "inherit"] })
-    let out = ""
-    c.stdout.on("data", (d: Buffer) => (out += d.toString()))
-    c.on("exit", (code) => {
-      const line = out.split("\n").find((l) => l.startsWith("RESULT "))
-      const file = readdirSync(dir).find((f) => f.endsWith(".cpuprofile"))
-      if (code !== 0 || line === undefined || file === undefined) return reject(new Error(`${name} failed`))
-      const profile = JSON.parse(readFileSync(join(dir, file), "utf8")) as Profile
-      rmSync(dir, { recursive: true, force: true })
-      resolve({ windows: JSON.parse(line.slice(7)) as ReadonlyArray<readonly [number, number]>, profile })
-    })
-  })
+  try {
+    const windows = await resultOf<ReadonlyArray<readonly [number, number]>>(
+      ["--cpu-prof", "--cpu-prof-interval=25", `--cpu-prof-dir=${dir}`, self, "--child", server, name, scenario, part],
+      `${name} on ${scenario}`
+    )
+    const file = readdirSync(dir).find((f) => f.endsWith(".cpuprofile"))
+    if (file === undefined) throw new Error(`${name} on ${scenario}: no profile written`)
+    return { windows, profile: JSON.parse(readFileSync(join(dir, file), "utf8")) as Profile }
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
 }
 
 const originOf = (url: string, fn: string): string =>

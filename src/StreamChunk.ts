@@ -583,6 +583,9 @@ export const ensureTerminal = <E, R>(
   options?: { readonly provider?: string | undefined }
 ): Stream.Stream<StreamChunk, never, R> => Source.toStream(guarded(Source.of(self), options?.provider))
 
+/** The take of a stream that has ended. */
+const done: Source.Take<never> = Effect.succeed(undefined)
+
 /**
  * {@link ensureTerminal} on a source. The source is opened in the stream's own scope: once a
  * terminal chunk went out the source is never pulled again, and the stream's next take ends it,
@@ -631,14 +634,13 @@ const guarded = <E, R>(
       }
       return out === undefined ? chunk : Chunk.unsafeFromArray(out)
     }
-    const end: Source.Take<StreamChunk> = Effect.succeed(undefined)
     const takeFrom = (upstream: Source.Take<StreamChunk, E, R>): Source.Take<StreamChunk, never, R> =>
       Source.derive(
         upstream,
-        Effect.suspend(() => (ended ? end : Effect.matchCause(upstream, { onFailure: failed, onSuccess: guard })))
+        Effect.suspend(() => (ended ? done : Effect.matchCause(upstream, { onFailure: failed, onSuccess: guard })))
       )
     return Effect.matchCause(source(scope), {
-      onFailure: (cause) => Source.prepend(failed(cause), Source.markContextFree(end)),
+      onFailure: (cause) => Source.prepend(failed(cause), undefined),
       onSuccess: takeFrom
     })
   })

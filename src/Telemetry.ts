@@ -214,41 +214,58 @@ export const instrument =
     Source.toStream((scope) =>
       // The clock, the price table and whether a span could be seen are read in one Effect step.
       Effect.withFiberRuntime((fiber) => {
-        const clock = Context.get(fiber.currentDefaultServices, Clock.Clock)
-        const prices = Context.get(fiber.currentContext, Pricing.Prices)
+        const run = (span: Tracer.Span | undefined): Run => ({
+          provider,
+          model,
+          clock: Context.get(fiber.currentDefaultServices, Clock.Clock),
+          prices: Context.get(fiber.currentContext, Pricing.Prices),
+          span
+        })
         // No span where none could be seen (Effect's built-in tracer, no span around the request).
-        return Tracing.spansSeen(fiber)
-          ? Effect.flatMap(
-            Effect.makeSpan(`chat ${model}`, { kind: "client", captureStackTrace: false }),
-            (span) => opened(scope, self, clock, prices, provider, model, request, span)
-          )
-          : opened(scope, self, clock, prices, provider, model, request, undefined)
+        if (!Tracing.spansSeen(fiber)) return opened(scope, self, run(undefined))
+        return Effect.flatMap(
+          Effect.makeSpan(`chat ${model}`, { kind: "client", captureStackTrace: false }),
+          (span) => {
+            startSpan(span, provider, model, request)
+            return opened(scope, self, run(span))
+          }
+        )
       })
     )
 
-/** {@link instrument}'s stream opened, with its span when one could be seen. */
+/** What one run of {@link instrument} records against: its model, clock, price table and span (if any). */
+interface Run {
+  readonly provider: string
+  readonly model: string
+  readonly clock: Clock.Clock
+  readonly prices: Context.Tag.Service<Pricing.Prices>
+  readonly span: Tracer.Span | undefined
+}
+
+/** The request's attributes on a stream's span (see {@link instrument}). */
+const startSpan = (
+  span: Tracer.Span,
+  provider: string,
+  model: string,
+  request: ChatRequest.ChatRequest | undefined
+): void => {
+  span.attribute("gen_ai.operation.name", "chat")
+  span.attribute("gen_ai.system", provider)
+  span.attribute("gen_ai.provider.name", provider)
+  span.attribute("gen_ai.request.model", model)
+  if (typeof request?.maxTokens === "number") span.attribute("gen_ai.request.max_tokens", request.maxTokens)
+  if (typeof request?.temperature === "number") span.attribute("gen_ai.request.temperature", request.temperature)
+  if (typeof request?.topP === "number") span.attribute("gen_ai.request.top_p", request.topP)
+}
+
+/** {@link instrument}'s stream opened: its source opened in `scope`, its end recorded when `scope` closes. */
 const opened = <E, R>(
   scope: Scope.Scope,
   self: Stream.Stream<StreamChunk.StreamChunk, E, R>,
-  clock: Clock.Clock,
-  prices: Context.Tag.Service<Pricing.Prices>,
-  provider: string,
-  model: string,
-  request: ChatRequest.ChatRequest | undefined,
-  span: Tracer.Span | undefined
+  run: Run
 ): Effect.Effect<Source.Take<StreamChunk.StreamChunk, E, R>, E, R> => {
+  const { clock, span } = run
   const started = clock.unsafeCurrentTimeNanos()
-  if (span !== undefined) {
-    span.attribute("gen_ai.operation.name", "chat")
-    span.attribute("gen_ai.system", provider)
-    span.attribute("gen_ai.provider.name", provider)
-    span.attribute("gen_ai.request.model", model)
-    if (typeof request?.maxTokens === "number") span.attribute("gen_ai.request.max_tokens", request.maxTokens)
-    if (typeof request?.temperature === "number") {
-      span.attribute("gen_ai.request.temperature", request.temperature)
-    }
-    if (typeof request?.topP === "number") span.attribute("gen_ai.request.top_p", request.topP)
-  }
   const seen: Seen = {
     usage: undefined,
     cacheRead: undefined,
@@ -265,8 +282,8 @@ const opened = <E, R>(
     const ended = clock.unsafeCurrentTimeNanos()
     const usage = finalUsage(seen)
     const ttfcMs = seen.firstChunkNanos === undefined ? undefined : Number(seen.firstChunkNanos - started) / 1e6
-    if (span !== undefined) endSpan(span, seen, usage, ttfcMs, ended, prices, provider, model)
-    record(provider, model, usage, seen.error, ttfcMs, Number(ended - started) / 1e6, fiber)
+    if (span !== undefined) endSpan(span, seen, usage, ttfcMs, ended, run)
+    record(run, usage, seen.error, ttfcMs, Number(ended - started) / 1e6, fiber)
     return Effect.void
   })
   // The span is the parent of what the stream does: opening it (the HTTP request) and each
@@ -293,9 +310,7 @@ const endSpan = (
   usage: Usage.Usage | undefined,
   ttfcMs: number | undefined,
   ended: bigint,
-  prices: Context.Tag.Service<Pricing.Prices>,
-  provider: string,
-  model: string
+  run: Run
 ): void => {
   if (seen.responseId !== undefined) span.attribute("gen_ai.response.id", seen.responseId)
   if (seen.responseModel !== undefined) span.attribute("gen_ai.response.model", seen.responseModel)
@@ -319,7 +334,7 @@ const endSpan = (
     if (usage.reasoningTokens !== undefined) {
       span.attribute("gen_ai.usage.reasoning.output_tokens", usage.reasoningTokens)
     }
-    const price = Pricing.lookup(prices, provider, model)
+    const price = Pricing.lookup(run.prices, run.provider, run.model)
     const dollars = price === undefined ? undefined : Pricing.cost(usage, price)
     if (dollars !== undefined) span.attribute(costAttribute, dollars)
   }
@@ -388,8 +403,7 @@ const withFiberLabels = (
 
 /** Records a finished request's metrics, with the fiber's metric labels as `Metric.update` would. */
 const record = (
-  provider: string,
-  model: string,
+  { model, provider }: Run,
   usage: Usage.Usage | undefined,
   error: LlmError.ErrorInfo | undefined,
   ttfcMs: number | undefined,
