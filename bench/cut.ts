@@ -6,7 +6,9 @@
  * error latency, the process's CPU time, and the garbage collections (count and pause) from the cut
  * to the last stream's end; then one more cut under V8's sampling heap profiler (objects the
  * collector freed included), which gives the bytes allocated per stream and the functions that
- * allocated the most (the top 8; `CUT_TOP=n` for more). Defaults: the README way, `openai` 6 and the floor, 4 rounds. Needs the
+ * allocated the most (the top 8; `CUT_TOP=n` for more); with `CUT_CPU=1`, one more cut under V8's CPU
+ * profiler (sampling every 50 µs), which gives the CPU time per stream by function (`CUT_CPU_FILE=path`
+ * keeps that profile, for a look at its call stacks). Defaults: the README way, `openai` 6 and the floor, 4 rounds. Needs the
  * peers' package (bench/peers) for a peer client.
  */
 import { fork } from "node:child_process"
@@ -33,6 +35,34 @@ interface Measured {
   readonly cuts: ReadonlyArray<Cut>
   readonly bytesPerStream: number
   readonly top: ReadonlyArray<readonly [string, number]>
+  /** µs of CPU samples per stream by function, when `CUT_CPU=1`. */
+  readonly cpuTop: ReadonlyArray<readonly [string, number]>
+}
+
+interface CpuProfile {
+  readonly nodes: ReadonlyArray<{ readonly id: number; readonly callFrame: AllocationNode["callFrame"] }>
+  readonly samples: ReadonlyArray<number>
+  readonly timeDeltas: ReadonlyArray<number>
+}
+
+/** A function's key (`name file:line`): a package's file by its package, ours by the project's folder. */
+const keyOf = (frame: AllocationNode["callFrame"]): string => {
+  const at = frame.url
+  const url = at.includes("/node_modules/")
+    ? at.replace(/^.*\/node_modules\//, "")
+    : at.replace(/^.*\/(src|dist|bench)\//, "$1/")
+  return `${frame.functionName || "(anonymous)"} ${url}:${frame.lineNumber + 1}`
+}
+
+/** µs of samples per function in a CPU profile (each sample charged the time until the next). */
+const cpuBy = (profile: CpuProfile): Map<string, number> => {
+  const keys = new Map(profile.nodes.map((n) => [n.id, keyOf(n.callFrame)]))
+  const by = new Map<string, number>()
+  for (let i = 0; i + 1 < profile.samples.length; i++) {
+    const key = keys.get(profile.samples[i]!)!
+    by.set(key, (by.get(key) ?? 0) + profile.timeDeltas[i + 1]!)
+  }
+  return by
 }
 
 interface AllocationNode {
@@ -47,12 +77,7 @@ const allocations = (head: AllocationNode): { readonly total: number; readonly b
   let total = 0
   const walk = (n: AllocationNode): void => {
     if (n.selfSize > 0) {
-      const at = n.callFrame.url
-      // A package's file by its package (`effect/dist/esm/…`), ours by the project's folder.
-      const url = at.includes("/node_modules/")
-        ? at.replace(/^.*\/node_modules\//, "")
-        : at.replace(/^.*\/(src|dist|bench)\//, "$1/")
-      const key = `${n.callFrame.functionName || "(anonymous)"} ${url}:${n.callFrame.lineNumber + 1}`
+      const key = keyOf(n.callFrame)
       by.set(key, (by.get(key) ?? 0) + n.selfSize)
       total += n.selfSize
     }
@@ -120,12 +145,30 @@ const measure = async (name: string, server: string, rounds: number): Promise<Me
       profile = (await session.post("HeapProfiler.stopSampling")).profile.head as unknown as AllocationNode
     }
   })
+  let cpuTop: Array<readonly [string, number]> = []
+  if (process.env.CUT_CPU === "1") {
+    await session.post("Profiler.enable")
+    await session.post("Profiler.setSamplingInterval", { interval: 50 })
+    let cpu: CpuProfile | undefined
+    await Hold.holdAndCut(inst, server, streams, {
+      before: async () => {
+        await session.post("Profiler.start")
+      },
+      after: async () => {
+        cpu = (await session.post("Profiler.stop")).profile as unknown as CpuProfile
+        if (process.env.CUT_CPU_FILE) {
+          ;(await import("node:fs")).writeFileSync(process.env.CUT_CPU_FILE, JSON.stringify(cpu))
+        }
+      }
+    })
+    cpuTop = [...cpuBy(cpu!).entries()].sort((a, b) => b[1] - a[1]).slice(0, Number(process.env.CUT_TOP ?? 8))
+  }
   session.disconnect()
   await inst.dispose()
   await warm.dispose()
   const { by, total } = allocations(profile!)
   const top = [...by.entries()].sort((a, b) => b[1] - a[1]).slice(0, Number(process.env.CUT_TOP ?? 8))
-  return { name, cuts, bytesPerStream: total / streams, top }
+  return { name, cuts, bytesPerStream: total / streams, top, cpuTop }
 }
 
 const fmt = (ns: ReadonlyArray<number>, digits = 0) => ns.map((n) => n.toFixed(digits)).join(", ")
@@ -167,6 +210,10 @@ const main = async (): Promise<void> => {
   for (const r of results) {
     process.stdout.write(`\nWhere ${r.name} allocated during the cut (KB per stream):\n`)
     for (const [k, v] of r.top) process.stdout.write(`- ${(v / 1024 / streams).toFixed(1)} \`${k}\`\n`)
+  }
+  for (const r of results.filter((r) => r.cpuTop.length > 0)) {
+    process.stdout.write(`\nWhere ${r.name} spent CPU during the cut (µs per stream, sampled):\n`)
+    for (const [k, v] of r.cpuTop) process.stdout.write(`- ${(v / streams).toFixed(1)} \`${k}\`\n`)
   }
 }
 

@@ -143,6 +143,14 @@ export const make = <Ev>(spec: Spec<Ev>): Effect.Effect<LanguageModel.Service, n
     spec.errors(status, ErrorBody.parse(body), provider, extras)
   const framer = (mask: Redact.Masker | undefined) => spec.wire.framer(options.maxEventBytes, mask)
   const decoder = () => spec.decoder(provider)
+  const headersWith = (extra: Readonly<Record<string, string>> | undefined): Record<string, string> => {
+    const headers: Record<string, string> = { accept: spec.wire.accept, ...spec.headers, ...options.headers, ...extra }
+    if (key !== undefined) authorize(headers, host.auth, key)
+    return headers
+  }
+  // The headers of every request that adds none, made once and frozen: the transport keeps what it
+  // derives from a frozen headers object (their credentials' masker, their validity) with it.
+  const fixedHeaders = Object.freeze(headersWith(undefined))
   return Effect.map(Http.Client, (client) =>
     LanguageModel.make({
       provider,
@@ -165,15 +173,9 @@ export const make = <Ev>(spec: Spec<Ev>): Effect.Effect<LanguageModel.Service, n
             provider
           )
         }
-        const headers: Record<string, string> = {
-          accept: spec.wire.accept,
-          ...spec.headers,
-          ...options.headers,
-          ...request.headers
-        }
         const body = spec.encode(request)
         if (Either.isLeft(body)) return configError("invalid_request", body.left, provider)
-        if (key !== undefined) authorize(headers, host.auth, key)
+        const headers = request.headers === undefined ? fixedHeaders : headersWith(request.headers)
         return Transport.streamWith<Ev>(client, {
           provider,
           url,

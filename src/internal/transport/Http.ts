@@ -91,13 +91,50 @@ export type Signer = (request: Signable) => Effect.Effect<Readonly<Record<string
 /** Header names whose values are secrets, wherever they might be quoted. */
 export const secretHeaders: ReadonlySet<string> = new Set(["authorization", "x-api-key", "api-key", "x-goog-api-key"])
 
+/** The authorization schemes whose token {@link secretsOf} also masks on its own, in lower case. */
+const schemes: ReadonlyArray<string> = ["bearer", "basic", "token"]
+
+/** Whether the character at `i` is white space as a regular expression's `\s` means it. */
+const isSpace = (s: string, i: number): boolean => {
+  const c = s.charCodeAt(i)
+  return c === 32 || (c >= 9 && c <= 13) || c === 160 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff
+}
+
+/** Whether `s` begins with `lower` (ASCII lower case), its ASCII capitals folded as `/i` folds them. */
+const startsFolded = (s: string, lower: string): boolean => {
+  for (let i = 0; i < lower.length; i++) {
+    const c = s.charCodeAt(i)
+    if ((c >= 65 && c <= 90 ? c | 32 : c) !== lower.charCodeAt(i)) return false
+  }
+  return true
+}
+
+/**
+ * `value` without a leading authorization scheme (`Bearer`, `Basic`, `Token`, any case) and the
+ * white space after it; `value` itself when it has none. Read a character at a time: a regular
+ * expression here ran on every request, and a fresh process's first requests paid for its
+ * compilation.
+ */
+const tokenOf = (value: string): string => {
+  for (const scheme of schemes) {
+    const n = scheme.length
+    if (value.length <= n || !isSpace(value, n) || !startsFolded(value, scheme)) continue
+    let i = n + 1
+    while (i < value.length && isSpace(value, i)) i++
+    return value.slice(i)
+  }
+  return value
+}
+
 /** The credentials among request headers: every secret header's value, and a bearer token without its scheme. */
 export const secretsOf = (headers: Readonly<Record<string, string>>): Array<string> => {
   const out: Array<string> = []
-  for (const [name, value] of Object.entries(headers)) {
-    if (!secretHeaders.has(name.toLowerCase())) continue
+  for (const name in headers) {
+    if (!Object.hasOwn(headers, name) || !secretHeaders.has(name.toLowerCase())) continue
+    const value = headers[name]!
     out.push(value)
-    const token = value.replace(/^(Bearer|Basic|Token)\s+/i, "")
+    const token = tokenOf(value)
     if (token !== value) out.push(token)
   }
   return out
@@ -151,6 +188,9 @@ const hasControlCharacter = (value: string): boolean => {
   }
   return false
 }
+
+/** Frozen headers objects found valid (a provider's fixed headers): they cannot change, so they are checked once. */
+const validHeaders = new WeakSet<Readonly<Record<string, string>>>()
 
 /** The error of a header value that cannot be sent (a control character); a key header's is `authentication`. */
 const invalidHeader = (
@@ -262,10 +302,15 @@ export const postJson = (client: HttpClient.HttpClient, options: {
         retryable: false
       }))
     }
-    const badHeader = invalidHeader(options.headers, provider)
-    if (badHeader !== undefined) return yield* Effect.fail(badHeader)
-    const first = resolve(options.url, "http://invalid.invalid")
-    const origin = first?.origin
+    if (!validHeaders.has(options.headers)) {
+      const badHeader = invalidHeader(options.headers, provider)
+      if (badHeader !== undefined) return yield* Effect.fail(badHeader)
+      if (Object.isFrozen(options.headers)) validHeaders.add(options.headers)
+    }
+    // The URL is parsed only where it is read: a redirect's origin check, a traced request's span.
+    let first: URL | undefined | null = null
+    const firstUrl = (): URL | undefined =>
+      first === null ? (first = resolve(options.url, "http://invalid.invalid")) : first
     const signed = (url: string): Effect.Effect<Readonly<Record<string, string>>, LlmError.LlmError> => {
       const sign = options.sign
       if (sign === undefined) return Effect.succeed(options.headers)
@@ -302,7 +347,7 @@ export const postJson = (client: HttpClient.HttpClient, options: {
         !traced ?
           execute(url, requestHeaders, undefined) :
           Effect.useSpan(`http.client POST`, { kind: "client", captureStackTrace: false }, (span) => {
-            const target = url === options.url ? first : resolve(url, "http://invalid.invalid")
+            const target = url === options.url ? firstUrl() : resolve(url, "http://invalid.invalid")
             span.attribute("http.request.method", "POST")
             if (target !== undefined) {
               span.attribute("server.address", target.hostname)
@@ -342,6 +387,7 @@ export const postJson = (client: HttpClient.HttpClient, options: {
           retryable: false
         }))
       }
+      const origin = firstUrl()?.origin
       if (next.origin !== origin) {
         return yield* Effect.fail(redirectError(
           provider,

@@ -845,6 +845,25 @@ const maskerOf = (
 }
 
 /**
+ * The masker of frozen headers (a provider's fixed ones, sent with every request that adds none)
+ * and the `secrets` list it was made with: such headers cannot change, so their credentials are
+ * read once, not on every request.
+ */
+const headerMaskers = new WeakMap<
+  Readonly<Record<string, string>>,
+  { readonly list: ReadonlyArray<string> | undefined; readonly mask: Redact.Masker | undefined }
+>()
+
+/** The masker of a request's credentials: its `secrets` and those its headers carry. */
+const maskOfRequest = (req: Pick<Request<unknown>, "headers" | "secrets">): Redact.Masker | undefined => {
+  const known = headerMaskers.get(req.headers)
+  if (known !== undefined && known.list === req.secrets) return known.mask
+  const mask = maskerOf(req.secrets, [...(req.secrets ?? []), ...Http.secretsOf(req.headers)])
+  if (Object.isFrozen(req.headers)) headerMaskers.set(req.headers, { list: req.secrets, mask })
+  return mask
+}
+
+/**
  * Streams one response with the given client: retried (per {@link Retry.policy}) only while no
  * content chunk has been emitted, with the header, idle and total timeouts applied. Failures arrive
  * as the stream's error; `StreamChunk.ensureTerminal` (applied by `LanguageModel.make`) turns them
@@ -873,8 +892,7 @@ const sourceWith = <Ev>(
   client: Http.Client,
   req: Request<Ev>
 ): Source.Source<StreamChunk.StreamChunk, LlmError.LlmError> => {
-  const secrets = [...(req.secrets ?? []), ...Http.secretsOf(req.headers)]
-  const mask = maskerOf(req.secrets, secrets)
+  const mask = maskOfRequest(req)
   const limit = Duration.decode(req.timeouts?.total ?? defaultTotalTimeout)
   const open = (scope: Scope.Scope) =>
     Effect.flatMap(clockAndObserver, ({ clock, observer }) => {

@@ -310,6 +310,36 @@ describe("keys stay out of tracing spans", () => {
 })
 
 describe("configuration and key hygiene", () => {
+  it.effect("each request masks its own credentials: the layer's key on every one, a request header's key on its request only", () =>
+    Effect.gen(function*() {
+      const other = "Zq7-other-credential-98765"
+      const messages: Array<string> = []
+      for (const headers of [undefined, { "x-api-key": other }, undefined]) {
+        const error = yield* LanguageModel.chat({ messages: [{ role: "user", content: "hi" }], headers }).pipe(
+          Effect.flip
+        )
+        messages.push(error.message)
+      }
+      expect(messages).toStrictEqual([
+        `keys: [redacted] and ${other}`,
+        "keys: [redacted] and [redacted]",
+        `keys: [redacted] and ${other}`
+      ])
+      expect((yield* Replay.requests).map((r) => r.headers["x-api-key"])).toStrictEqual([undefined, other, undefined])
+    }).pipe(
+      Effect.provide(model),
+      Effect.provide(Replay.layer({
+        status: 400,
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          error: {
+            message: "keys: sk-test-abcdef0123456789 and Zq7-other-credential-98765",
+            type: "invalid_request_error"
+          }
+        })
+      }))
+    ))
+
   it.effect("layerConfig for Azure fails with a ConfigError when no base URL is set", () =>
     Effect.gen(function*() {
       const exit = yield* Effect.exit(
@@ -324,12 +354,15 @@ describe("configuration and key hygiene", () => {
 
   it.effect("a key holding a newline is an authentication error that never quotes the key, sent nowhere", () =>
     Effect.gen(function*() {
-      const error = yield* LanguageModel.chat("hi").pipe(Effect.flip)
-      expect([error.code, error.retryable, error.message]).toStrictEqual([
-        "authentication",
-        false,
-        "The authorization header holds a control character (a stray newline in a key?)"
-      ])
+      // Every request is refused, not only the first (the layer's fixed headers are checked until valid).
+      for (let i = 0; i < 2; i++) {
+        const error = yield* LanguageModel.chat("hi").pipe(Effect.flip)
+        expect([error.code, error.retryable, error.message]).toStrictEqual([
+          "authentication",
+          false,
+          "The authorization header holds a control character (a stray newline in a key?)"
+        ])
+      }
       expect((yield* Replay.requests).length).toBe(0)
     }).pipe(
       Effect.provide(
