@@ -54,6 +54,10 @@ const keyOf = (frame: AllocationNode["callFrame"]): string => {
   return `${frame.functionName || "(anonymous)"} ${url}:${frame.lineNumber + 1}`
 }
 
+/** The `CUT_TOP` (default 8) largest entries of `by`, largest first. */
+const topOf = (by: Map<string, number>): Array<readonly [string, number]> =>
+  [...by.entries()].sort((a, b) => b[1] - a[1]).slice(0, Number(process.env.CUT_TOP ?? 8))
+
 /** µs of samples per function in a CPU profile (each sample charged the time until the next). */
 const cpuBy = (profile: CpuProfile): Map<string, number> => {
   const keys = new Map(profile.nodes.map((n) => [n.id, keyOf(n.callFrame)]))
@@ -161,14 +165,13 @@ const measure = async (name: string, server: string, rounds: number): Promise<Me
         }
       }
     })
-    cpuTop = [...cpuBy(cpu!).entries()].sort((a, b) => b[1] - a[1]).slice(0, Number(process.env.CUT_TOP ?? 8))
+    cpuTop = topOf(cpuBy(cpu!))
   }
   session.disconnect()
   await inst.dispose()
   await warm.dispose()
   const { by, total } = allocations(profile!)
-  const top = [...by.entries()].sort((a, b) => b[1] - a[1]).slice(0, Number(process.env.CUT_TOP ?? 8))
-  return { name, cuts, bytesPerStream: total / streams, top, cpuTop }
+  return { name, cuts, bytesPerStream: total / streams, top: topOf(by), cpuTop }
 }
 
 const fmt = (ns: ReadonlyArray<number>, digits = 0) => ns.map((n) => n.toFixed(digits)).join(", ")
