@@ -74,49 +74,68 @@ const f2 = (n: number): string => (Number.isFinite(n) ? n.toFixed(2) : "—")
 
 const main = async (): Promise<void> => {
   const given = (process.argv[2] ?? "").split("|").filter((n) => n !== "")
-  const named = given.length === 0 ? undefined : given
-  const scenarios = (process.argv[3] ?? "small,anthropic").split(",")
+  // Every name is checked before the server starts: an unknown one fails at once (it used to throw
+  // with the server listening, which kept the process alive).
+  const scenarios = (process.argv[3] ?? "small,anthropic").split(",").map(Streams.scenario)
+  const named = given.length === 0 ? undefined : await Clients.named(given)
   const processes = Number(process.argv[4] ?? 6)
-  const server = await Server.start()
+  if (!Number.isInteger(processes) || processes < 1) throw new Error(`processes must be a positive integer`)
   const peers = Clients.peersInstalled()
-  process.stdout.write(
-    `Where a cold request's time goes: requests 2–${requests} of ${processes} fresh processes per client ` +
-      `(ms after the run began, medians)\n`
-  )
-  for (const scenario of scenarios) {
-    const s = Streams.scenario(scenario)
-    const names = named ??
-      [
-        "floor",
-        "ours README (collectWith, undici)",
-        ...(!peers ? [] : s.family === "anthropic" ? ["@anthropic-ai/sdk"] : ["openai 6"])
-      ]
-    const marks = new Map<string, { cold: Array<Marks>; first: Array<Marks> }>()
-    for (const n of names) marks.set(n, { cold: [], first: [] })
-    for (let p = 0; p < processes; p++) {
-      for (const n of names) {
-        const rows = await inChild(server.url, n, scenario)
-        marks.get(n)!.first.push(rows[0]!)
-        for (const row of rows.slice(1)) marks.get(n)!.cold.push(row)
-      }
-    }
-    process.stdout.write(`\n### ${s.title}\n\n`)
+  const server = await Server.start()
+  try {
     process.stdout.write(
-      "| client | created | headers | first chunk | headers → first | total | first request: created / first chunk / total |\n"
+      `Where a cold request's time goes: requests 2–${requests} of ${processes} fresh processes per client ` +
+        `(ms after the run began, medians)\n`
     )
-    process.stdout.write("|---|---|---|---|---|---|---|\n")
-    for (const [n, { cold, first }] of marks) {
-      const m = (rows: ReadonlyArray<Marks>, k: keyof Marks) => median(rows.map((r) => r[k]))
-      process.stdout.write(
-        `| ${n} | ${f2(m(cold, "created"))} | ${f2(m(cold, "headers"))} | ${f2(m(cold, "first"))} | ${
-          f2(median(cold.map((r) => r.first - r.headers)))
-        } | ${f2(m(cold, "total"))} | ${f2(m(first, "created"))} / ${f2(m(first, "first"))} / ${
-          f2(m(first, "total"))
-        } |\n`
-      )
+    for (const s of scenarios) await measure(server.url, s, processes, named, peers)
+  } finally {
+    await server.close()
+  }
+}
+
+/** One scenario's table: the named clients that speak its family, else the floor, ours and its peer. */
+const measure = async (
+  server: string,
+  s: Streams.Scenario,
+  processes: number,
+  named: ReadonlyArray<Clients.Client> | undefined,
+  peers: boolean
+): Promise<void> => {
+  const speaking = named?.filter((c) => c.families.includes(s.family))
+  const skipped = named?.filter((c) => !c.families.includes(s.family)) ?? []
+  const names = speaking?.map((c) => c.name) ??
+    [
+      "floor",
+      "ours README (collectWith, undici)",
+      ...(!peers ? [] : s.family === "anthropic" ? ["@anthropic-ai/sdk"] : ["openai 6"])
+    ]
+  const marks = new Map<string, { cold: Array<Marks>; first: Array<Marks> }>()
+  for (const n of names) marks.set(n, { cold: [], first: [] })
+  for (let p = 0; p < processes; p++) {
+    for (const n of names) {
+      const rows = await inChild(server, n, s.name)
+      marks.get(n)!.first.push(rows[0]!)
+      for (const row of rows.slice(1)) marks.get(n)!.cold.push(row)
     }
   }
-  await server.close()
+  process.stdout.write(`\n### ${s.title}\n\n`)
+  process.stdout.write(
+    "| client | created | headers | first chunk | headers → first | total | first request: created / first chunk / total |\n"
+  )
+  process.stdout.write("|---|---|---|---|---|---|---|\n")
+  for (const [n, { cold, first }] of marks) {
+    const m = (rows: ReadonlyArray<Marks>, k: keyof Marks) => median(rows.map((r) => r[k]))
+    process.stdout.write(
+      `| ${n} | ${f2(m(cold, "created"))} | ${f2(m(cold, "headers"))} | ${f2(m(cold, "first"))} | ${
+        f2(median(cold.map((r) => r.first - r.headers)))
+      } | ${f2(m(cold, "total"))} | ${f2(m(first, "created"))} / ${f2(m(first, "first"))} / ${
+        f2(m(first, "total"))
+      } |\n`
+    )
+  }
+  if (skipped.length > 0) {
+    process.stdout.write(`\nNot measured (they do not speak ${s.family}): ${skipped.map((c) => c.name).join(", ")}\n`)
+  }
 }
 
 if (process.argv[2] === "--child") {
