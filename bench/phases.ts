@@ -14,7 +14,8 @@
  * the response's arrival and the consumer's first chunk. Defaults: the floor, the README way,
  * `openai` 6 (and `@anthropic-ai/sdk` on Anthropic), on the 10-event answer and the Anthropic stream,
  * 6 processes per client. A named client is measured on the scenarios whose family it speaks only
- * (the others are listed as not measured); an unknown client or scenario name fails before anything runs. The subscribers cost undici a little on every request, the same for all.
+ * (the others are listed as not measured); an unknown client or scenario name fails before anything
+ * runs. The subscribers cost undici a little on every request, the same for all.
  */
 import diagnostics from "node:diagnostics_channel"
 import { fileURLToPath } from "node:url"
