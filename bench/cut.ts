@@ -6,7 +6,8 @@
  * error latency, the process's CPU time, and the garbage collections (count and pause) from the cut
  * to the last stream's end; then one more cut under V8's sampling heap profiler (objects the
  * collector freed included), which gives the bytes allocated per stream and the functions that
- * allocated the most (the top 8; `CUT_TOP=n` for more); with `CUT_CPU=1`, one more cut under V8's CPU
+ * allocated the most (the top 8; `CUT_TOP=n` for more; `CUT_BY=ours` charges each allocation to the
+ * innermost frame of the project's own code on its stack); with `CUT_CPU=1`, one more cut under V8's CPU
  * profiler (sampling every 50 µs), which gives the CPU time per stream by function (`CUT_CPU_FILE=path`
  * keeps that profile, for a look at its call stacks). Defaults: the README way, `openai` 6 and the floor, 4 rounds. Needs the
  * peers' package (bench/peers) for a peer client.
@@ -75,19 +76,25 @@ interface AllocationNode {
   readonly children: ReadonlyArray<AllocationNode>
 }
 
+/** Whether a frame is the project's own code (its `dist` or `src`), not a package's. */
+const isOurs = (frame: AllocationNode["callFrame"]): boolean =>
+  !frame.url.includes("/node_modules/") && /\/(src|dist)\//.test(frame.url)
+
 /** Bytes allocated per function (`name file:line`) in a sampling heap profile, and in all. */
 const allocations = (head: AllocationNode): { readonly total: number; readonly by: Map<string, number> } => {
   const by = new Map<string, number>()
   let total = 0
-  const walk = (n: AllocationNode): void => {
+  const byOurs = process.env.CUT_BY === "ours"
+  const walk = (n: AllocationNode, ours: string): void => {
+    const own = byOurs && isOurs(n.callFrame) ? keyOf(n.callFrame) : ours
     if (n.selfSize > 0) {
-      const key = keyOf(n.callFrame)
+      const key = byOurs ? own : keyOf(n.callFrame)
       by.set(key, (by.get(key) ?? 0) + n.selfSize)
       total += n.selfSize
     }
-    for (const c of n.children) walk(c)
+    for (const c of n.children) walk(c, own)
   }
-  walk(head)
+  walk(head, "(no frame of ours)")
   return { total, by }
 }
 

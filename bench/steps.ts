@@ -14,7 +14,9 @@
  * Each request is counted three times after one uncounted run. The counts agree between runs except
  * where a body arrived in a different number of network reads (each read taken before it arrived
  * is a wait: an `Async` step and the few around it), which the table shows. With `--ops`
- * it also prints, per phase, how many steps of each kind (`OnSuccess`, `Sync` …) it took.
+ * it also prints, per phase, how many steps of each kind (`OnSuccess`, `Sync` …) it took; with
+ * `--trace`, the last counted run's steps in order, each by its kind and the start of its function's
+ * source (the continuation, the thunk, the `commit`), which tells whose code each step is.
  */
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { LanguageModel, Response, StreamChunk } from "effect-llm-stream"
@@ -30,6 +32,21 @@ import * as Server from "./server.js"
 import * as Streams from "./streams.js"
 
 const showOps = process.argv.includes("--ops")
+const showTrace = process.argv.includes("--trace")
+
+/** What a step runs, told by the source of its function (the first 90 characters, spaces collapsed). */
+const describe = (effect: unknown): string => {
+  const e = effect as Record<string, unknown>
+  const op = typeof e._op === "string" ? e._op : "?"
+  const fn = op === "Commit"
+    ? e.commit
+    : op === "OnSuccessAndFailure" || op === "OnSuccess" || op === "OnFailure"
+    ? e.effect_instruction_i1 ?? e.effect_instruction_i2
+    : e.effect_instruction_i0
+  const text = typeof fn === "function" ? String(fn).replace(/\s+/g, " ").slice(0, 90) : ""
+  const name = op === "Commit" ? ` ${(e.constructor as { readonly name?: string } | undefined)?.name ?? ""}` : ""
+  return `${op}${name} ${text}`
+}
 
 /** Counts every step of the fibers it supervises, and the kinds of step in the phase under way. */
 class Counter extends Supervisor.AbstractSupervisor<void> {
@@ -37,8 +54,10 @@ class Counter extends Supervisor.AbstractSupervisor<void> {
   steps = 0
   waits = 0
   ops = new Map<string, number>()
+  trace: Array<string> = []
   override onEffect(_fiber: unknown, effect: unknown): void {
     this.steps++
+    if (showTrace) this.trace.push(describe(effect))
     const op = (effect as { readonly _op?: unknown })._op
     if (op === "Async") this.waits++
     if (!showOps) return
@@ -46,8 +65,14 @@ class Counter extends Supervisor.AbstractSupervisor<void> {
     this.ops.set(kind, (this.ops.get(kind) ?? 0) + 1)
   }
   /** The steps since the last mark (their waits, their kinds), starting a new phase. */
-  mark(): { readonly steps: number; readonly waits: number; readonly ops: Map<string, number> } {
-    const out = { steps: this.steps, waits: this.waits, ops: this.ops }
+  mark(): {
+    readonly steps: number
+    readonly waits: number
+    readonly ops: Map<string, number>
+    readonly trace: ReadonlyArray<string>
+  } {
+    const out = { steps: this.steps, waits: this.waits, ops: this.ops, trace: this.trace }
+    this.trace = []
     this.steps = 0
     this.waits = 0
     this.ops = new Map()
@@ -80,12 +105,15 @@ interface Phase {
   /** The asynchronous waits (`Async` steps: a network read not yet arrived, the header phase) of each run. */
   readonly waits: Array<number>
   readonly ops: Map<string, number>
+  /** The last counted run's steps, each told by {@link describe} (with `--trace`). */
+  trace: ReadonlyArray<string>
 }
 
 const phases = new Map<string, Phase>()
 const record = (name: string): void => {
-  const { ops, steps, waits } = counter.mark()
-  const phase = phases.get(name) ?? { name, counts: [], waits: [], ops: new Map<string, number>() }
+  const { ops, steps, trace, waits } = counter.mark()
+  const phase = phases.get(name) ?? { name, counts: [], waits: [], ops: new Map<string, number>(), trace: [] }
+  phase.trace = trace
   for (const [kind, n] of ops) phase.ops.set(kind, (phase.ops.get(kind) ?? 0) + n)
   phase.counts.push(steps)
   phase.waits.push(waits)
@@ -171,6 +199,12 @@ const main = async (): Promise<void> => {
     for (const phase of phases.values()) {
       const ops = [...phase.ops.entries()].sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k} ${n}`)
       process.stdout.write(`\n${phase.name} (three runs): ${ops.join(", ")}\n`)
+    }
+  }
+  if (showTrace) {
+    for (const phase of phases.values()) {
+      process.stdout.write(`\n${phase.name}, the last run's steps in order:\n`)
+      for (const step of phase.trace) process.stdout.write(`- ${step}\n`)
     }
   }
   if (unstable) {

@@ -26,9 +26,9 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
+import * as Scope from "./internal/scope.js"
 import * as Source from "./internal/source.js"
 import * as Pricing from "./Pricing.js"
 import * as StreamChunk from "./StreamChunk.js"
@@ -313,8 +313,9 @@ export const track =
             )
           }
           // Stopped before its terminal chunk: the request was sent all the same.
-          return Effect.zipRight(
-            Scope.addFinalizer(scope, Effect.suspend(() => recordOnce(false))),
+          return Scope.addThen(
+            scope,
+            () => (recorded ? undefined : recordOnce(false)),
             Effect.map(source(scope), (take) => Source.derive(take, Effect.flatMap(take, meterBatch)))
           )
         })

@@ -17,8 +17,8 @@ import * as Channel from "effect/Channel"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
+import * as Scope from "./scope.js"
 import * as Unwrap from "./unwrap.js"
 
 /** Pulls the next batch: `undefined` once the stream ended. */
@@ -26,9 +26,10 @@ export type Take<A, E = never, R = never> = Effect.Effect<Chunk.Chunk<A> | undef
 
 /**
  * Opens a stream in `scope` (closing the scope stops it) and gives its {@link Take}. The scope is
- * passed, not provided: providing a service costs about twenty Effect steps.
+ * passed, not provided: providing a service costs about twenty Effect steps. It is one of ours
+ * (`internal/scope.ts`), so a stage adds its cleanup without an Effect step.
  */
-export type Source<A, E = never, R = never> = (scope: Scope.Scope) => Effect.Effect<Take<A, E, R>, E, R>
+export type Source<A, E = never, R = never> = (scope: Scope.Lite) => Effect.Effect<Take<A, E, R>, E, R>
 
 /**
  * Where a stream made by {@link toStream} keeps its source, and a take marked by
@@ -54,15 +55,13 @@ interface Marked {
  * next one builds nothing.
  */
 export const toStream = <A, E, R>(source: Source<A, E, R>): Stream.Stream<A, E, R> => {
-  const stream = Stream.suspend(() =>
-    Unwrap.unwrap(
-      Effect.map(Scope.make(), (scope) =>
-        Stream.ensuringWith(
-          Unwrap.unwrap(Effect.map(source(scope), (take) => Stream.fromChannel(loop(take)))),
-          (exit) => Scope.close(scope, exit)
-        ))
+  const stream = Stream.suspend(() => {
+    const scope = Scope.make()
+    return Stream.ensuringWith(
+      Unwrap.unwrap(Effect.map(source(scope), (take) => Stream.fromChannel(loop(take)))),
+      (exit) => scope.closeNow(exit) ?? Effect.void
     )
-  )
+  })
   ;(stream as WithSource)[sourceKey] = source as Source<unknown, unknown, unknown>
   return stream
 }
@@ -95,10 +94,10 @@ export const use = <A, E, R, B, E2, R2>(
   source: Source<A, E, R>,
   f: (take: Take<A, E, R>) => Effect.Effect<B, E2, R2>
 ): Effect.Effect<B, E | E2, R | R2> =>
-  Effect.flatMap(
-    Scope.make(),
-    (scope) => Effect.onExit(Effect.flatMap(source(scope), f), (exit) => Scope.close(scope, exit))
-  )
+  Effect.suspend(() => {
+    const scope = Scope.make()
+    return Effect.onExit(Effect.flatMap(source(scope), f), (exit) => scope.closeNow(exit) ?? Effect.void)
+  })
 
 /**
  * Marks a take that uses nothing from the fiber's context, so a stage that changes the context for

@@ -16,7 +16,7 @@ import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as Scope from "effect/Scope"
+import type * as Lite from "./scope.js"
 
 /** The time limits of a watch, each with the failure it ends the consumer with. */
 export interface Limits<E> {
@@ -121,10 +121,11 @@ export class Watch<E> {
    *
    * On the live clock the watchdog is a plain timer (what the live clock's `sleep` is underneath),
    * cleared when `scope` closes: a fiber of its own, started and interrupted on every request, cost
-   * more than a small answer's decoding. On any other clock (`TestClock`, a user's) it is a fiber
-   * sleeping on that clock.
+   * more than a small answer's decoding, and it starts at once (call this while the attempt runs),
+   * giving `undefined`. On any other clock (`TestClock`, a user's) it is a fiber sleeping on that
+   * clock, and what this gives is the Effect that starts it.
    */
-  watchIn(scope: Scope.Scope): Effect.Effect<void> {
+  watchIn(scope: Lite.Lite): Effect.Effect<void> | undefined {
     const longest = Math.max(1, this.idleMs)
     const totalAt = this.limits.totalAt ?? Infinity
     let wakeAt = -1
@@ -159,21 +160,19 @@ export class Watch<E> {
       })
       return Effect.asVoid(Effect.forkIn(loop, scope))
     }
-    return Effect.suspend(() => {
-      let timer: ReturnType<typeof setTimeout> | undefined = undefined
-      const tick = (): void => {
-        timer = undefined
-        if (over()) return
-        const ms = check()
-        if (ms !== undefined) timer = setTimeout(tick, Math.min(ms, maxTimerMs))
-      }
-      tick()
-      this.stopTimer = () => {
-        if (timer !== undefined) clearTimeout(timer)
-        timer = undefined
-      }
-      return Scope.addFinalizer(scope, Effect.sync(this.stopTimer))
-    })
+    let timer: ReturnType<typeof setTimeout> | undefined = undefined
+    const tick = (): void => {
+      timer = undefined
+      if (over()) return
+      const ms = check()
+      if (ms !== undefined) timer = setTimeout(tick, Math.min(ms, maxTimerMs))
+    }
+    tick()
+    this.stopTimer = () => {
+      if (timer !== undefined) clearTimeout(timer)
+      timer = undefined
+    }
+    return scope.add(this.stopTimer)
   }
 
   /** Clears the live watchdog's timer (see {@link Watch.watchIn}). */

@@ -40,6 +40,7 @@ import type * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Runtime from "effect/Runtime"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
+import * as Lite from "../internal/scope.js"
 import * as Source from "../internal/source.js"
 import * as LlmError from "../LlmError.js"
 import * as StreamChunk from "../StreamChunk.js"
@@ -199,7 +200,8 @@ class Iterator<R, E> implements AsyncIterator<StreamChunk.StreamChunk> {
   /** Builds what the stream needs and opens the source; a failure to build is the one error chunk. */
   private open(): Promise<IteratorResult<StreamChunk.StreamChunk>> {
     const { provided, source } = this
-    const opening: Effect.Effect<Opened<R> | StreamChunk.StreamChunk> = Effect.flatMap(Scope.make(), (scope) => {
+    const opening: Effect.Effect<Opened<R> | StreamChunk.StreamChunk> = Effect.suspend(() => {
+      const scope = Lite.make()
       const built: Effect.Effect<Runtime.Runtime<R>, E> = Layer.isLayer(provided)
         ? Scope.extend(Layer.toRuntime(provided as Layer.Layer<R, E>), scope)
         : (provided as ManagedRuntime.ManagedRuntime<R, E>).runtimeEffect

@@ -28,12 +28,12 @@ import * as FiberRef from "effect/FiberRef"
 import * as FiberRefs from "effect/FiberRefs"
 import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
-import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type * as Tracer from "effect/Tracer"
 import * as LlmError from "../../LlmError.js"
 import * as QuickError from "../llmError.js"
 import type * as Redact from "../redact.js"
+import * as Lite from "../scope.js"
 import * as Tracing from "../telemetry/tracing.js"
 
 /** The HTTP client service providers need (any `HttpClient` layer works). */
@@ -51,7 +51,7 @@ export interface Response {
    * Opens the body for reading in `scope`, a network read at a time; closing the scope before the end stops
    * reading and closes the request.
    */
-  readonly open: (scope: Scope.Scope) => Effect.Effect<Body>
+  readonly open: (scope: Lite.Lite) => Effect.Effect<Body>
 }
 
 /** A body being read. */
@@ -506,7 +506,7 @@ const openBody = (
   response: HttpClientResponse.HttpClientResponse,
   failed: (cause: unknown) => LlmError.LlmError
 ) =>
-(scope: Scope.Scope): Effect.Effect<Body> =>
+(scope: Lite.Lite): Effect.Effect<Body> =>
   Effect.suspend(() => {
     const reads = readsOf(response)
     if (reads === undefined) return openStream(response.stream, failed, scope)
@@ -527,26 +527,28 @@ const openBody = (
     const read = Effect.async<Uint8Array | undefined, LlmError.LlmError>((resume) => request(resume))
     // The end of a body usually arrives with its last event, so the stream's end waits for it a
     // moment (until the event loop's next turn), and the next request finds the connection free.
-    const close = Effect.async<void>((resume) => {
+    const close = (): Effect.Effect<void> | undefined => {
       // Holds the response while its body is read: the platform aborts a request whose response
       // object was garbage-collected.
       void response
-      if (ended) return resume(Effect.void)
+      if (ended) return undefined
       ended = true
       if (!complete) {
         reads.cancel()
-        return resume(Effect.void)
+        return undefined
       }
-      let resumed = false
-      const once = () => {
-        if (resumed) return
-        resumed = true
-        resume(Effect.void)
-      }
-      drain(reads, once)
-      afterIo(once)
-    })
-    return Effect.as(Scope.addFinalizer(scope, close), { read, request, complete: () => void (complete = true) })
+      return Effect.async<void>((resume) => {
+        let resumed = false
+        const once = () => {
+          if (resumed) return
+          resumed = true
+          resume(Effect.void)
+        }
+        drain(reads, once)
+        afterIo(once)
+      })
+    }
+    return Lite.addThen(scope, close, Effect.succeed({ read, request, complete: () => void (complete = true) }))
   })
 
 /**
@@ -557,7 +559,7 @@ const openBody = (
 const openStream = (
   stream: Stream.Stream<Uint8Array, unknown>,
   failed: (cause: unknown) => LlmError.LlmError,
-  scope: Scope.Scope
+  scope: Lite.Lite
 ): Effect.Effect<Body> =>
   Effect.gen(function*() {
     const pull = yield* Channel.toPullIn(Stream.toChannel(stream), scope)
@@ -588,9 +590,7 @@ const openStream = (
       })
     }
     // Runs before the pull's own finalizer (the body's end): a read under way stops first.
-    yield* Scope.addFinalizer(
-      scope,
-      Effect.suspend(() => (reading === undefined ? Effect.void : Fiber.interrupt(reading)))
-    )
+    const now = scope.add(() => (reading === undefined ? undefined : Effect.asVoid(Fiber.interrupt(reading))))
+    if (now !== undefined) yield* now
     return { read, request, complete: () => undefined }
   })

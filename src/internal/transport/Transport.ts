@@ -18,14 +18,12 @@ import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as ExecutionStrategy from "effect/ExecutionStrategy"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
 import * as Schedule from "effect/Schedule"
 import * as Scheduler from "effect/Scheduler"
-import * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
 import * as LlmError from "../../LlmError.js"
 import type * as ProviderOptions from "../../ProviderOptions.js"
@@ -34,6 +32,7 @@ import type * as Telemetry from "../../Telemetry.js"
 import type * as ChunkDecoder from "../ChunkDecoder.js"
 import * as QuickError from "../llmError.js"
 import * as Redact from "../redact.js"
+import * as Lite from "../scope.js"
 import * as Source from "../source.js"
 import * as Raw from "../telemetry/raw.js"
 import * as Watch from "../watch.js"
@@ -576,7 +575,7 @@ const open = <Ev>(
   req: Request<Ev>,
   mask: Redact.Masker | undefined,
   watch: Watchdog,
-  scope: Scope.Scope
+  scope: Lite.Lite
 ): Effect.Effect<Opened, LlmError.LlmError> =>
   Effect.gen(function*() {
     const response = yield* Http.postJson(client, {
@@ -716,7 +715,7 @@ const resumeAtOnce: Scheduler.Scheduler = Scheduler.make(
  */
 const headerPhase = (
   phase: Effect.Effect<Opened, LlmError.LlmError>,
-  scope: Scope.Scope
+  scope: Lite.Lite
 ): Effect.Effect<(done: (exit: Exit.Exit<Opened, LlmError.LlmError>) => void) => void> =>
   Effect.withFiberRuntime((parent, status) => {
     const runtime = Runtime.make({
@@ -735,9 +734,10 @@ const headerPhase = (
         ended = exit
       })
     }
-    return Effect.as(
-      Scope.addFinalizer(scope, Effect.suspend(() => (running === undefined ? Effect.void : Fiber.interrupt(running)))),
-      (done) => (running === undefined ? done(ended!) : running.addObserver(done))
+    return Lite.addThen(
+      scope,
+      () => (running === undefined ? undefined : Effect.asVoid(Fiber.interrupt(running))),
+      Effect.succeed((done) => (running === undefined ? done(ended!) : running.addObserver(done)))
     )
   })
 
@@ -748,7 +748,7 @@ const headerPhase = (
  * before that point fails (and closes this attempt's connection) so the caller can retry.
  */
 const start = <Ev>(
-  outer: Scope.Scope,
+  outer: Lite.Lite,
   client: Http.Client,
   req: Request<Ev>,
   mask: Redact.Masker | undefined,
@@ -759,7 +759,7 @@ const start = <Ev>(
 ): Effect.Effect<Started, LlmError.LlmError> =>
   Effect.gen(function*() {
     if (total.at !== Infinity && clock.unsafeCurrentTimeMillis() >= total.at) return yield* Effect.fail(total.error())
-    const scope = yield* Scope.fork(outer, ExecutionStrategy.sequential)
+    const scope = outer.child()
     const headers = Duration.decode(req.timeouts?.headers ?? defaultHeadersTimeout)
     const idle = Duration.decode(req.timeouts?.idle ?? defaultIdleTimeout)
     const watch: Watchdog = new Watch.Watch(clock, {
@@ -770,10 +770,11 @@ const start = <Ev>(
       totalAt: total.at,
       onTotal: total.error
     })
-    yield* watch.watchIn(scope)
+    const watching = watch.watchIn(scope)
+    if (watching !== undefined) yield* watching
     const n = attempt()
     // Closes this attempt's connection before a retry opens the next one.
-    const giveUp = (error: LlmError.LlmError) => Effect.zipRight(Scope.close(scope, Exit.void), Effect.fail(error))
+    const giveUp = (error: LlmError.LlmError) => Effect.zipRight(scope.close(Exit.void), Effect.fail(error))
     const opened = yield* Effect.either(
       watch.wait<Opened>(yield* headerPhase(open(client, req, mask, watch, scope), scope))
     )
@@ -894,7 +895,7 @@ const sourceWith = <Ev>(
 ): Source.Source<StreamChunk.StreamChunk, LlmError.LlmError> => {
   const mask = maskOfRequest(req)
   const limit = Duration.decode(req.timeouts?.total ?? defaultTotalTimeout)
-  const open = (scope: Scope.Scope) =>
+  const open = (scope: Lite.Lite) =>
     Effect.flatMap(clockAndObserver, ({ clock, observer }) => {
       let attempts = 0
       const total: Total = {
