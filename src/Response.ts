@@ -24,6 +24,7 @@ import * as Sink from "effect/Sink"
 import type * as Stream from "effect/Stream"
 import type * as ChatRequest from "./ChatRequest.js"
 import type * as ContentPart from "./ContentPart.js"
+import { Joiner } from "./internal/joiner.js"
 import * as Source from "./internal/source.js"
 import type * as LlmError from "./LlmError.js"
 import * as Pricing from "./Pricing.js"
@@ -82,9 +83,9 @@ export interface Response {
 
 /** A mutable single-pass accumulator; one per reassembly, never shared. */
 class Builder {
-  private readonly text: Array<string> = []
-  private readonly reasoningText: Array<string> = []
-  private pendingReasoning: Array<string> = []
+  private readonly text = new Joiner()
+  private readonly reasoningText = new Joiner()
+  private pendingReasoning = new Joiner()
   private readonly reasoningParts: Array<ChatRequest.ReasoningPart> = []
   private readonly fragments = new ToolCall.Assembler()
   private readonly finished = new Map<number, ToolCall.ToolCall>()
@@ -117,8 +118,8 @@ class Builder {
         }
         this.reasoningParts.push(part)
         // A block that streamed no deltas of its own (redacted, or sent whole) still belongs to the trace.
-        if (this.pendingReasoning.length === 0) this.reasoningText.push(chunk.text)
-        this.pendingReasoning = []
+        if (this.pendingReasoning.pieces === 0) this.reasoningText.push(chunk.text)
+        this.pendingReasoning = new Joiner()
         return
       }
       case "tool-call-delta":
@@ -166,12 +167,12 @@ class Builder {
   }
 
   done(prices: Pricing.Table): Response {
-    const reasoningParts = this.pendingReasoning.length > 0
-      ? [...this.reasoningParts, { text: this.pendingReasoning.join("") }]
+    const reasoningParts = this.pendingReasoning.pieces > 0
+      ? [...this.reasoningParts, { text: this.pendingReasoning.join() }]
       : this.reasoningParts
     const toolCalls = this.callOrder.map((index) => this.finished.get(index) ?? this.fragments.finish(index)!)
-    const text = this.text.join("")
-    const reasoning = this.reasoningText.join("")
+    const text = this.text.join()
+    const reasoning = this.reasoningText.join()
     const refusal = this.contentParts
       .filter((p): p is Extract<ContentPart.ContentPart, { type: "refusal" }> => p.type === "refusal")
       .map((p) => p.text)
