@@ -103,7 +103,7 @@ const main = async (): Promise<void> => {
         : ""
     })`)
     p()
-    p("Times in ms. `× floor` = warm median / the floor's warm median in the same process. First chunk = first text, reasoning or argument delta seen by the consumer, to 0.01 ms (its targets are within 0.5 ms of the floor and below every peer) (— for collect-only consumers, which see only the end). CPU = process CPU time (user+system, this client's process, loopback server excluded) per 1,000 events, warm median.")
+    p("Times in ms. `× floor` = warm median / the floor's warm median in the same process. First chunk = first text, reasoning or argument delta seen by the consumer, to 0.01 ms (— for collect-only consumers, which see only the end). CPU = process CPU time (user+system, this client's process, loopback server excluded) per 1,000 events, warm median.")
     const seqScenarios = quick ?
       ["chat", "small"] :
       ["chat", "anthropic", "responses", "small", "tool64", "tool128", "reasoning"]
