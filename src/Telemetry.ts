@@ -42,7 +42,7 @@ import * as Stream from "effect/Stream"
 import * as Tracer from "effect/Tracer"
 import type * as ChatRequest from "./ChatRequest.js"
 import * as QuickError from "./internal/llmError.js"
-import * as Scope from "./internal/scope.js"
+import * as Lite from "./internal/scope.js"
 import * as Source from "./internal/source.js"
 import * as Raw from "./internal/telemetry/raw.js"
 import * as Tracing from "./internal/telemetry/tracing.js"
@@ -260,7 +260,7 @@ const startSpan = (
 
 /** {@link instrument}'s stream opened: its source opened in `scope`, its end recorded when `scope` closes. */
 const opened = <E, R>(
-  scope: Scope.Lite,
+  scope: Lite.Lite,
   self: Stream.Stream<StreamChunk.StreamChunk, E, R>,
   run: Run
 ): Effect.Effect<Source.Take<StreamChunk.StreamChunk, E, R>, E, R> => {
@@ -290,7 +290,7 @@ const opened = <E, R>(
   // take, unless the take uses nothing from the context (our transport's).
   const withSpan = <A, E2, R2>(effect: Effect.Effect<A, E2, R2>) =>
     span === undefined ? effect : Effect.provideService(effect, Tracer.ParentSpan, span)
-  return Scope.addThen(
+  return Lite.addThen(
     scope,
     () => finish,
     Effect.map(

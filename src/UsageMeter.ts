@@ -28,7 +28,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
-import * as Scope from "./internal/scope.js"
+import * as Lite from "./internal/scope.js"
 import * as Source from "./internal/source.js"
 import * as Pricing from "./Pricing.js"
 import * as StreamChunk from "./StreamChunk.js"
@@ -313,7 +313,7 @@ export const track =
             )
           }
           // Stopped before its terminal chunk: the request was sent all the same.
-          return Scope.addThen(
+          return Lite.addThen(
             scope,
             () => (recorded ? undefined : recordOnce(false)),
             Effect.map(source(scope), (take) => Source.derive(take, Effect.flatMap(take, meterBatch)))

@@ -18,7 +18,7 @@ import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Stream from "effect/Stream"
-import * as Scope from "./scope.js"
+import * as Lite from "./scope.js"
 import * as Unwrap from "./unwrap.js"
 
 /** Pulls the next batch: `undefined` once the stream ended. */
@@ -29,7 +29,7 @@ export type Take<A, E = never, R = never> = Effect.Effect<Chunk.Chunk<A> | undef
  * passed, not provided: providing a service costs about twenty Effect steps. It is one of ours
  * (`internal/scope.ts`), so a stage adds its cleanup without an Effect step.
  */
-export type Source<A, E = never, R = never> = (scope: Scope.Lite) => Effect.Effect<Take<A, E, R>, E, R>
+export type Source<A, E = never, R = never> = (scope: Lite.Lite) => Effect.Effect<Take<A, E, R>, E, R>
 
 /**
  * Where a stream made by {@link toStream} keeps its source, and a take marked by
@@ -56,7 +56,7 @@ interface Marked {
  */
 export const toStream = <A, E, R>(source: Source<A, E, R>): Stream.Stream<A, E, R> => {
   const stream = Stream.suspend(() => {
-    const scope = Scope.make()
+    const scope = Lite.make()
     return Stream.ensuringWith(
       Unwrap.unwrap(Effect.map(source(scope), (take) => Stream.fromChannel(loop(take)))),
       (exit) => scope.closeNow(exit) ?? Effect.void
@@ -95,7 +95,7 @@ export const use = <A, E, R, B, E2, R2>(
   f: (take: Take<A, E, R>) => Effect.Effect<B, E2, R2>
 ): Effect.Effect<B, E | E2, R | R2> =>
   Effect.suspend(() => {
-    const scope = Scope.make()
+    const scope = Lite.make()
     return Effect.onExit(Effect.flatMap(source(scope), f), (exit) => scope.closeNow(exit) ?? Effect.void)
   })
 

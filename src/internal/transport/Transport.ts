@@ -773,8 +773,10 @@ const start = <Ev>(
     const watching = watch.watchIn(scope)
     if (watching !== undefined) yield* watching
     const n = attempt()
-    // Closes this attempt's connection before a retry opens the next one.
-    const giveUp = (error: LlmError.LlmError) => Effect.zipRight(scope.close(Exit.void), Effect.fail(error))
+    // Closes this attempt's connection before a retry opens the next one, whole: an interruption
+    // of the consumer meanwhile must not leave the rest of its finalizers unrun.
+    const giveUp = (error: LlmError.LlmError) =>
+      Effect.zipRight(Effect.uninterruptible(scope.close(Exit.void)), Effect.fail(error))
     const opened = yield* Effect.either(
       watch.wait<Opened>(yield* headerPhase(open(client, req, mask, watch, scope), scope))
     )
