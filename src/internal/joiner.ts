@@ -12,11 +12,12 @@ export class Joiner {
   private readonly blocks: Array<string> = []
   private readonly loose: Array<string> = []
   /** How many pieces were appended (empty ones included). */
-  pieces = 0
+  get pieces(): number {
+    return this.blocks.length * blockPieces + this.loose.length
+  }
 
   /** Appends `s`. */
   push(s: string): void {
-    this.pieces++
     this.loose.push(s)
     if (this.loose.length === blockPieces) {
       this.blocks.push(this.loose.join(""))
