@@ -251,33 +251,57 @@ const recordHeaders = (
 }
 
 /**
- * The fiber refs of the fiber a request runs in for the rest of its life, made from its parent's
- * as the fiber is made (`Runtime.runFork`'s `updateRefs`): the platform's own client span off (we
- * record ours) and a fetch client handing redirects to us rather than following them with the key
- * headers. No Effect step at all, where setting them from inside the fiber took five and
- * `Effect.locally` / `Effect.provideService` around each request about twenty each.
+ * The context a request runs in: its caller's, with a fetch client handing redirects to us rather
+ * than following them with the key headers. Made once per caller's context (a program's requests
+ * usually share one), where adding the service copied every service of the context on each request.
  */
-export const requestFiberRefs = (refs: FiberRefs.FiberRefs, fiberId: FiberId.Runtime): FiberRefs.FiberRefs => {
-  const context = FiberRefs.getOrDefault(refs, FiberRef.currentContext)
-  const init = Option.getOrElse(Context.getOption(context, FetchHttpClient.RequestInit), () => ({}))
-  return FiberRefs.updateManyAs(refs, {
-    entries: [
-      [HttpClient.currentTracerDisabledWhen, [[fiberId, () => true]]],
-      [FiberRef.currentContext, [[
-        fiberId,
-        Context.add(context, FetchHttpClient.RequestInit, { ...init, redirect: "manual" })
-      ]]]
-    ]
-  })
+export const requestContext = (context: Context.Context<never>): Context.Context<never> => {
+  let made = requestContexts.get(context)
+  if (made === undefined) {
+    const init = Option.getOrElse(Context.getOption(context, FetchHttpClient.RequestInit), () => ({}))
+    made = Context.add(context, FetchHttpClient.RequestInit, { ...init, redirect: "manual" })
+    requestContexts.set(context, made)
+  }
+  return made
 }
+
+/** {@link requestContext}'s contexts, by the caller's (held only as long as the caller's is). */
+const requestContexts = new WeakMap<Context.Context<never>, Context.Context<never>>()
+
+const always = (): boolean => true
+
+/**
+ * The fiber refs of the fiber a request runs in for the rest of its life, made from its parent's
+ * as the fiber is made (`Runtime.runFork`'s `updateRefs`, the fiber made in {@link requestContext}):
+ * the platform's own client span off (we record ours). No Effect step at all, where setting it from
+ * inside the fiber took five and `Effect.locally` around each request about twenty.
+ */
+export const requestFiberRefs = (refs: FiberRefs.FiberRefs, fiberId: FiberId.Runtime): FiberRefs.FiberRefs =>
+  FiberRefs.updateAs(refs, { fiberId, fiberRef: HttpClient.currentTracerDisabledWhen, value: always })
+
+/**
+ * A POST to `url` with `headers` and no body yet. Requests are immutable, so the one made for a
+ * frozen headers object (a provider's fixed headers) and its URL is kept with it and serves every
+ * request it sends, where making it anew copied the headers into a new object four times.
+ */
+const addressed = (url: string, headers: Readonly<Record<string, string>>): HttpClientRequest.HttpClientRequest => {
+  const kept = Object.isFrozen(headers) ? addressedRequests.get(headers) : undefined
+  if (kept !== undefined && kept.url === url) return kept
+  const request = HttpClientRequest.setHeaders(HttpClientRequest.post(url), headers)
+  if (Object.isFrozen(headers)) addressedRequests.set(headers, request)
+  return request
+}
+
+/** {@link addressed}'s requests, by their frozen headers object (held only as long as it is). */
+const addressedRequests = new WeakMap<Readonly<Record<string, string>>, HttpClientRequest.HttpClientRequest>()
 
 /**
  * Posts a JSON body with `client` and returns the response as soon as its headers arrive. Fails
  * with `network` when the request cannot be sent, with `invalid_request` when the body is not
  * serializable or a redirect leads to another origin.
  *
- * It must run in a fiber of its own (the transport's header phase) made with
- * {@link requestFiberRefs}.
+ * It must run in a fiber of its own (the transport's header phase) made in {@link requestContext}
+ * with {@link requestFiberRefs}.
  */
 export const postJson = (client: HttpClient.HttpClient, options: {
   readonly url: string
@@ -326,12 +350,7 @@ export const postJson = (client: HttpClient.HttpClient, options: {
     const propagate = traced && (yield* FiberRef.get(HttpClient.currentTracerPropagation))
     /** Posts to `url` with `headers`: the response, and its headers read once (a platform response builds them anew on every read). */
     const execute = (url: string, headers: Readonly<Record<string, string>>, span: Tracer.Span | undefined) =>
-      client.execute(
-        HttpClientRequest.post(url).pipe(
-          HttpClientRequest.setHeaders(headers),
-          HttpClientRequest.bodyText(json, "application/json")
-        )
-      ).pipe(
+      client.execute(HttpClientRequest.bodyText(addressed(url, headers), json, "application/json")).pipe(
         Effect.mapError((e) => networkError(provider, mask, "The request failed", e.cause ?? e)),
         Effect.map((response) => {
           const headers = response.headers
