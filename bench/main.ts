@@ -6,7 +6,7 @@
  * child process (bench/worker.ts):
  * - warm: per scenario, the clients take turns in one process after a warm-up;
  * - cold: each client alone in a fresh process, its first 10 requests (the floor, the README way and
- *   the peers but `ai` 6 in three such processes each, taking turns: `BENCH_COLD_PROCESSES`);
+ *   the peers but `ai` 6 in five such processes each, taking turns: `BENCH_COLD_PROCESSES`);
  * - concurrent streams, open streams (heap per stream, error latency), a pass-through stream.
  * Every request's result is checked (text, reasoning, tool arguments, usage, finish). Prints
  * markdown tables with ratios against the floor measured in the same run. A benchmark, not a test:
@@ -27,8 +27,10 @@ const runs = Number(process.env.BENCH_RUNS ?? (quick ? 8 : 30))
 const coldRuns = 10
 // The clients the cold targets compare (the floor, the README way, the peers but `ai` 6) run their
 // cold requests in this many fresh processes each, taking turns, and the figures are over all of
-// them: one process's ten requests moved a median by half between runs.
-const coldProcesses = Number(process.env.BENCH_COLD_PROCESSES ?? (quick ? 1 : 3))
+// them: one process's ten requests moved a median by half between runs, and three processes still
+// moved the cold first chunk on Chat by 0.8 ms between runs of nearly the same code (runs 21–22).
+// Each process more adds about 16 s to the bench (4 s per scenario).
+const coldProcesses = Number(process.env.BENCH_COLD_PROCESSES ?? (quick ? 1 : 5))
 const passBytes = Number(process.env.BENCH_PASS_BYTES ?? (quick ? 20e6 : 200e6))
 const started = performance.now()
 const log = (s: string): void =>
