@@ -189,8 +189,12 @@ const hasControlCharacter = (value: string): boolean => {
   return false
 }
 
-/** Frozen headers objects found valid (a provider's fixed headers): they cannot change, so they are checked once. */
-const validHeaders = new WeakSet<Readonly<Record<string, string>>>()
+/**
+ * Frozen headers objects found valid (a provider's fixed headers), each with its request to the URL
+ * it was first sent to (see {@link addressed}): they cannot change, so they are checked and set on a
+ * request once. Held only as long as the headers object is.
+ */
+const fixedRequests = new WeakMap<Readonly<Record<string, string>>, HttpClientRequest.HttpClientRequest>()
 
 /** The error of a header value that cannot be sent (a control character); a key header's is `authentication`. */
 const invalidHeader = (
@@ -280,20 +284,16 @@ export const requestFiberRefs = (refs: FiberRefs.FiberRefs, fiberId: FiberId.Run
   FiberRefs.updateAs(refs, { fiberId, fiberRef: HttpClient.currentTracerDisabledWhen, value: always })
 
 /**
- * A POST to `url` with `headers` and no body yet. Requests are immutable, so the one made for a
- * frozen headers object (a provider's fixed headers) and its URL is kept with it and serves every
- * request it sends, where making it anew copied the headers into a new object four times.
+ * A POST to `url` with `headers` and no body yet. Requests are immutable, so the one kept for a
+ * provider's fixed headers ({@link fixedRequests}) serves every request sent with them to the same
+ * URL, where making it anew copied the headers into a new object four times.
  */
 const addressed = (url: string, headers: Readonly<Record<string, string>>): HttpClientRequest.HttpClientRequest => {
-  const kept = Object.isFrozen(headers) ? addressedRequests.get(headers) : undefined
-  if (kept !== undefined && kept.url === url) return kept
-  const request = HttpClientRequest.setHeaders(HttpClientRequest.post(url), headers)
-  if (Object.isFrozen(headers)) addressedRequests.set(headers, request)
-  return request
+  const kept = fixedRequests.get(headers)
+  return kept !== undefined && kept.url === url
+    ? kept
+    : HttpClientRequest.setHeaders(HttpClientRequest.post(url), headers)
 }
-
-/** {@link addressed}'s requests, by their frozen headers object (held only as long as it is). */
-const addressedRequests = new WeakMap<Readonly<Record<string, string>>, HttpClientRequest.HttpClientRequest>()
 
 /**
  * Posts a JSON body with `client` and returns the response as soon as its headers arrive. Fails
@@ -326,10 +326,10 @@ export const postJson = (client: HttpClient.HttpClient, options: {
         retryable: false
       }))
     }
-    if (!validHeaders.has(options.headers)) {
+    if (!fixedRequests.has(options.headers)) {
       const badHeader = invalidHeader(options.headers, provider)
       if (badHeader !== undefined) return yield* Effect.fail(badHeader)
-      if (Object.isFrozen(options.headers)) validHeaders.add(options.headers)
+      if (Object.isFrozen(options.headers)) fixedRequests.set(options.headers, addressed(options.url, options.headers))
     }
     // The URL is parsed only where it is read: a redirect's origin check, a traced request's span.
     let first: URL | undefined | null = null

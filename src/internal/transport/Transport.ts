@@ -710,9 +710,9 @@ const resumeAtOnce: Scheduler.Scheduler = Scheduler.make(
  * Runs the header phase in a fiber of its own, interrupted if `scope` closes while it runs, and
  * gives the watch's way to wait for it. Like `Effect.forkDaemon` (the parent's fiber refs, context
  * and flags), but made in the request's context and with its fiber refs ({@link Http.requestContext},
- * {@link Http.requestFiberRefs}), started at
- * once in this step, and resumed at once when its response arrives ({@link resumeAtOnce}). The
- * fiber is let go once it is done (a stream holds nothing of it while it is read).
+ * {@link Http.requestFiberRefs}), started at once in this step, and resumed at once when its
+ * response arrives ({@link resumeAtOnce}). The fiber is let go once it is done (a stream holds
+ * nothing of it while it is read).
  */
 const headerPhase = (
   phase: Effect.Effect<Opened, LlmError.LlmError>,
