@@ -587,6 +587,54 @@ export const ensureTerminal = <E, R>(
 const done: Source.Take<never> = Effect.succeed(undefined)
 
 /**
+ * What {@link ensureTerminal} holds for one stream, and its work on each batch. A class, not
+ * closures made per stream: its methods are the same functions for every stream, so the code V8
+ * optimizes for one stream serves the next ones.
+ */
+class Guard {
+  /** A tool call (or fragment) went out. */
+  private called = false
+  /** The terminal chunk went out. */
+  ended = false
+  private readonly ids = new CallIds()
+
+  constructor(private readonly provider: string | undefined) {}
+
+  /** Ends the stream with an `error` chunk. */
+  last(info: LlmError.ErrorInfo): Chunk.Chunk<StreamChunk> {
+    this.ended = true
+    return Chunk.of(error(info))
+  }
+
+  /** Reads a whole batch: the guarantees cost next to nothing per network read. */
+  batch(chunk: Chunk.Chunk<StreamChunk> | undefined): Chunk.Chunk<StreamChunk> {
+    if (chunk === undefined) return this.last(truncatedError(this.provider))
+    const chunks = Chunk.toReadonlyArray(chunk)
+    // A copy of the batch only once a chunk changes.
+    let out: Array<StreamChunk> | undefined = undefined
+    for (let i = 0; i < chunks.length; i++) {
+      const c = chunks[i]!
+      if (c.type === "tool-call" || c.type === "tool-call-delta" || c.type === "metadata") {
+        if (c.type !== "metadata") this.called = true
+        const fixed = this.ids.fix(c)
+        if (fixed !== c) (out ??= chunks.slice(0, i))[i] = fixed
+        else if (out !== undefined) out.push(c)
+      } else if (isTerminal(c)) {
+        this.ended = true
+        const terminal = this.called ? afterToolCall(c) : c
+        if (terminal === c && out === undefined) return i === chunks.length - 1 ? chunk : Chunk.take(chunk, i + 1)
+        const head = out ?? chunks.slice(0, i)
+        head.push(terminal)
+        return Chunk.unsafeFromArray(head)
+      } else if (out !== undefined) {
+        out.push(c)
+      }
+    }
+    return out === undefined ? chunk : Chunk.unsafeFromArray(out)
+  }
+}
+
+/**
  * {@link ensureTerminal} on a source. The source is opened in the stream's own scope: once a
  * terminal chunk went out the source is never pulled again, and the stream's next take ends it,
  * which closes that scope (a scope of the guard's own, closed at that take, cost a dozen Effect
@@ -598,46 +646,15 @@ const guarded = <E, R>(
 ): Source.Source<StreamChunk, never, R> =>
 (scope) =>
   Effect.suspend(() => {
-    const ids = new CallIds()
-    let called = false
-    let ended = false
-    const last = (info: LlmError.ErrorInfo): Chunk.Chunk<StreamChunk> => {
-      ended = true
-      return Chunk.of(error(info))
-    }
+    const g = new Guard(provider)
     // An interruption seen here started inside the source (the consumer's own interruption never
     // reaches a failure handler), so it is a failure of the source like any other.
-    const failed = (cause: Cause.Cause<E>) => last(errorFromCause(cause, provider))
-    // Reads whole batches: the guarantees cost next to nothing per network read.
-    const guard = (chunk: Chunk.Chunk<StreamChunk> | undefined): Chunk.Chunk<StreamChunk> => {
-      if (chunk === undefined) return last(truncatedError(provider))
-      const chunks = Chunk.toReadonlyArray(chunk)
-      // A copy of the batch only once a chunk changes.
-      let out: Array<StreamChunk> | undefined = undefined
-      for (let i = 0; i < chunks.length; i++) {
-        const c = chunks[i]!
-        if (c.type === "tool-call" || c.type === "tool-call-delta" || c.type === "metadata") {
-          if (c.type !== "metadata") called = true
-          const fixed = ids.fix(c)
-          if (fixed !== c) (out ??= chunks.slice(0, i))[i] = fixed
-          else if (out !== undefined) out.push(c)
-        } else if (isTerminal(c)) {
-          ended = true
-          const terminal = called ? afterToolCall(c) : c
-          if (terminal === c && out === undefined) return i === chunks.length - 1 ? chunk : Chunk.take(chunk, i + 1)
-          const head = out ?? chunks.slice(0, i)
-          head.push(terminal)
-          return Chunk.unsafeFromArray(head)
-        } else if (out !== undefined) {
-          out.push(c)
-        }
-      }
-      return out === undefined ? chunk : Chunk.unsafeFromArray(out)
-    }
+    const failed = (cause: Cause.Cause<E>) => g.last(errorFromCause(cause, provider))
+    const guard = (chunk: Chunk.Chunk<StreamChunk> | undefined): Chunk.Chunk<StreamChunk> => g.batch(chunk)
     const takeFrom = (upstream: Source.Take<StreamChunk, E, R>): Source.Take<StreamChunk, never, R> =>
       Source.derive(
         upstream,
-        Effect.suspend(() => (ended ? done : Effect.matchCause(upstream, { onFailure: failed, onSuccess: guard })))
+        Effect.suspend(() => (g.ended ? done : Effect.matchCause(upstream, { onFailure: failed, onSuccess: guard })))
       )
     return Effect.matchCause(source(scope), {
       onFailure: (cause) => Source.prepend(failed(cause), undefined),

@@ -153,7 +153,7 @@ const finalUsage = (seen: Seen): Usage.Usage | undefined => {
 }
 
 /** Reads one batch into `seen`: a plain loop, no Effect. */
-const observe = (seen: Seen, chunk: Chunk.Chunk<StreamChunk.StreamChunk>, now: () => bigint): void => {
+const observe = (seen: Seen, chunk: Chunk.Chunk<StreamChunk.StreamChunk>, clock: Clock.Clock): void => {
   for (const c of chunk) {
     switch (c.type) {
       case "metadata":
@@ -176,7 +176,9 @@ const observe = (seen: Seen, chunk: Chunk.Chunk<StreamChunk.StreamChunk>, now: (
         seen.error = c.error
         break
       default:
-        if (seen.firstChunkNanos === undefined && StreamChunk.isContent(c)) seen.firstChunkNanos = now()
+        if (seen.firstChunkNanos === undefined && StreamChunk.isContent(c)) {
+          seen.firstChunkNanos = clock.unsafeCurrentTimeNanos()
+        }
     }
   }
 }
@@ -276,7 +278,6 @@ const opened = <E, R>(
     error: undefined,
     firstChunkNanos: undefined
   }
-  const now = () => clock.unsafeCurrentTimeNanos()
   // Run when the stream ends, however it ends: one Effect step (the fiber's metric labels).
   const finish = Effect.withFiberRuntime((fiber) => {
     const ended = clock.unsafeCurrentTimeNanos()
@@ -297,7 +298,7 @@ const opened = <E, R>(
       withSpan(Source.of(self)(scope)),
       (take) =>
         Effect.map(Source.isContextFree(take) ? take : withSpan(take), (chunk) => {
-          if (chunk !== undefined) observe(seen, chunk, now)
+          if (chunk !== undefined) observe(seen, chunk, clock)
           return chunk
         })
     )

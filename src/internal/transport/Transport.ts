@@ -227,67 +227,133 @@ const maskChunk = (
 /** The raw events of the chunk batches a `debug` attempt hands over, by batch. */
 const rawEventsOf = new WeakMap<Chunk.Chunk<StreamChunk.StreamChunk>, ReadonlyArray<Telemetry.RawEvent>>()
 
-/** Frames and decodes a body one network read at a time (no Effect per event). */
-const bodyDecoder = <Ev>(
-  req: Request<Ev>,
-  mask: Redact.Masker | undefined,
-  attempt: number
-) => {
-  const framer = req.framer(mask)
-  const decoder = req.decoder()
-  const taint = { reasoning: false }
-  const raw = req.raw
-  let raws: Array<Telemetry.RawEvent> = []
-  let broken = false
+/**
+ * Frames and decodes a body one network read at a time (no Effect per event). A class, not closures
+ * made per attempt: its methods are the same functions for every response, so the code V8 optimizes
+ * for one response serves the next ones.
+ */
+class BodyDecoder<Ev> {
+  private readonly framer: Framer<Ev>
+  private readonly decoder: ChunkDecoder.ChunkDecoder<Ev>
+  private readonly taint = { reasoning: false }
+  private readonly raw: ((event: Ev) => Raw.Raw) | undefined
+  private raws: Array<Telemetry.RawEvent> = []
+  /** Set once the framing broke: the error chunk has been emitted and nothing more will be. */
+  private isBroken = false
   // The first content chunk is handed over as soon as it is decoded, not after the rest of its
   // network read (often a hundred events): the events after it wait here for the next call, and so
   // do the bytes of its read not yet framed (see `pushRead`).
-  let shown = false
-  let rest: Array<Ev> | undefined = undefined
-  let unframed: Uint8Array | undefined = undefined
-  const frame = (events: Array<Ev>, out: Array<StreamChunk.StreamChunk>): void => {
+  private shown = false
+  private rest: Array<Ev> | undefined = undefined
+  private unframed: Uint8Array | undefined = undefined
+
+  constructor(
+    private readonly req: Request<Ev>,
+    private readonly mask: Redact.Masker | undefined,
+    private readonly attempt: number
+  ) {
+    this.framer = req.framer(mask)
+    this.decoder = req.decoder()
+    this.raw = req.raw
+  }
+
+  /** Set once the framing broke: the error chunk has been emitted and nothing more will be. */
+  broken(): boolean {
+    return this.isBroken
+  }
+
+  /** Whether events of the last read wait to be decoded (call `read([])` before reading on). */
+  pending(): boolean {
+    return this.rest !== undefined || this.unframed !== undefined
+  }
+
+  /** The raw events framed since the last call (`debug` only), as the batch to hand over. */
+  batch(out: Array<StreamChunk.StreamChunk>): Chunk.Chunk<StreamChunk.StreamChunk> | undefined {
+    if (this.raws.length === 0) return out.length > 0 ? Chunk.unsafeFromArray(out) : undefined
+    const batch = Chunk.unsafeFromArray(out)
+    rawEventsOf.set(batch, this.raws)
+    this.raws = []
+    return batch
+  }
+
+  /** Frames and decodes reads, after what the last read held back. */
+  read(reads: Iterable<Uint8Array>): Array<StreamChunk.StreamChunk> {
+    const out: Array<StreamChunk.StreamChunk> = []
+    this.flush(out)
+    for (const bytes of reads) {
+      if (this.isBroken) break
+      this.pushRead(bytes, out)
+    }
+    return out
+  }
+
+  /** The body ended: what is still held, then what the framer and the decoder still owe. */
+  end(): Array<StreamChunk.StreamChunk> {
+    const out: Array<StreamChunk.StreamChunk> = []
+    this.flush(out)
+    if (this.isBroken) return out
+    this.frame(this.framer.end(), out)
+    this.flush(out)
+    if (!this.isBroken) this.decoder.end(out)
+    return out
+  }
+
+  private frame(events: Array<Ev>, out: Array<StreamChunk.StreamChunk>): void {
     const from = out.length
+    const decoder = this.decoder
     let i = 0
     while (i < events.length) {
       const event = events[i++]!
       const before = out.length
       decoder.push(event, out)
-      if (raw !== undefined) {
-        const { data, name } = raw(event)
-        raws.push({ type: "raw", provider: req.provider, attempt, name, data, chunks: out.slice(before) })
+      if (this.raw !== undefined) {
+        const { data, name } = this.raw(event)
+        this.raws.push({
+          type: "raw",
+          provider: this.req.provider,
+          attempt: this.attempt,
+          name,
+          data,
+          chunks: out.slice(before)
+        })
       }
-      if (!shown && hasContent(out, before)) {
-        shown = true
+      if (!this.shown && hasContent(out, before)) {
+        this.shown = true
         break
       }
     }
-    if (i < events.length) rest = events.slice(i)
-    else if (framer.error !== undefined && !broken) {
-      broken = true
-      out.push(StreamChunk.error({ ...framer.error, provider: req.provider }))
+    const framer = this.framer
+    if (i < events.length) this.rest = events.slice(i)
+    else if (framer.error !== undefined && !this.isBroken) {
+      this.isBroken = true
+      out.push(StreamChunk.error({ ...framer.error, provider: this.req.provider }))
     }
     // The text was masked before framing; an error may still quote what only JSON decoding revealed,
     // and so may every chunk of a body that holds escapes.
+    const mask = this.mask
     if (mask !== undefined) {
       const escaped = framer.escaped === true
       for (let i = from; i < out.length; i++) {
         const c = out[i]!
-        if (escaped || c.type === "error") out[i] = maskChunk(c, mask, taint)
+        if (escaped || c.type === "error") out[i] = maskChunk(c, mask, this.taint)
       }
     }
   }
+
   /** Frames a read whole once the first content chunk was shown, its events after any held back. */
-  const pushWhole = (bytes: Uint8Array, out: Array<StreamChunk.StreamChunk>): void => {
-    const events = framer.push(bytes)
-    if (rest !== undefined) rest = rest.concat(events)
-    else frame(events, out)
+  private pushWhole(bytes: Uint8Array, out: Array<StreamChunk.StreamChunk>): void {
+    const events = this.framer.push(bytes)
+    if (this.rest !== undefined) this.rest = this.rest.concat(events)
+    else this.frame(events, out)
   }
+
   /** Frames what the read of the first content chunk held back, if anything. */
-  const pushUnframed = (out: Array<StreamChunk.StreamChunk>): void => {
-    const bytes = unframed
-    unframed = undefined
-    if (bytes !== undefined && !broken) pushWhole(bytes, out)
+  private pushUnframed(out: Array<StreamChunk.StreamChunk>): void {
+    const bytes = this.unframed
+    this.unframed = undefined
+    if (bytes !== undefined && !this.isBroken) this.pushWhole(bytes, out)
   }
+
   /**
    * Frames and decodes a read. Until the first content chunk was shown, a read is framed a piece at
    * a time ({@link firstPiece} bytes, then twice as many each time) and each piece decoded before
@@ -296,56 +362,25 @@ const bodyDecoder = <Ev>(
    * the first chunk back. What is left of the read once content showed waits in `unframed`. Every
    * framer takes a read split anywhere (characters, lines, events and credentials across pieces).
    */
-  const pushRead = (bytes: Uint8Array, out: Array<StreamChunk.StreamChunk>): void => {
-    pushUnframed(out)
-    if (shown) return pushWhole(bytes, out)
+  private pushRead(bytes: Uint8Array, out: Array<StreamChunk.StreamChunk>): void {
+    this.pushUnframed(out)
+    if (this.shown) return this.pushWhole(bytes, out)
     let at = 0
-    for (let size = firstPiece; at < bytes.length && !shown && !broken; size *= 2) {
+    for (let size = firstPiece; at < bytes.length && !this.shown && !this.isBroken; size *= 2) {
       const end = Math.min(bytes.length, at + size)
       const piece = at === 0 && end === bytes.length ? bytes : bytes.subarray(at, end)
       at = end
-      frame(framer.push(piece), out)
+      this.frame(this.framer.push(piece), out)
     }
-    if (at < bytes.length && !broken) unframed = bytes.subarray(at)
+    if (at < bytes.length && !this.isBroken) this.unframed = bytes.subarray(at)
   }
+
   /** Decodes the events held back after the first content chunk, then frames what its read held back. */
-  const flush = (out: Array<StreamChunk.StreamChunk>): void => {
-    const held = rest
-    rest = undefined
-    if (held !== undefined) frame(held, out)
-    pushUnframed(out)
-  }
-  return {
-    /** Set once the framing broke: the error chunk has been emitted and nothing more will be. */
-    broken: () => broken,
-    /** Whether events of the last read wait to be decoded (call `read([])` before reading on). */
-    pending: () => rest !== undefined || unframed !== undefined,
-    /** The raw events framed since the last call (`debug` only), as the batch to hand over. */
-    batch: (out: Array<StreamChunk.StreamChunk>): Chunk.Chunk<StreamChunk.StreamChunk> | undefined => {
-      if (raws.length === 0) return out.length > 0 ? Chunk.unsafeFromArray(out) : undefined
-      const batch = Chunk.unsafeFromArray(out)
-      rawEventsOf.set(batch, raws)
-      raws = []
-      return batch
-    },
-    read: (reads: Iterable<Uint8Array>): Array<StreamChunk.StreamChunk> => {
-      const out: Array<StreamChunk.StreamChunk> = []
-      flush(out)
-      for (const bytes of reads) {
-        if (broken) break
-        pushRead(bytes, out)
-      }
-      return out
-    },
-    end: (): Array<StreamChunk.StreamChunk> => {
-      const out: Array<StreamChunk.StreamChunk> = []
-      flush(out)
-      if (broken) return out
-      frame(framer.end(), out)
-      flush(out)
-      if (!broken) decoder.end(out)
-      return out
-    }
+  private flush(out: Array<StreamChunk.StreamChunk>): void {
+    const held = this.rest
+    this.rest = undefined
+    if (held !== undefined) this.frame(held, out)
+    this.pushUnframed(out)
   }
 }
 
@@ -640,7 +675,7 @@ const reader = <Ev>(
   watch: Watchdog,
   opened: Opened
 ): Take => {
-  const decode = bodyDecoder(req, mask, attempt)
+  const decode = new BodyDecoder(req, mask, attempt)
   const { body } = opened
   let phase: "held" | "read" | "end" | "done" = "held"
   /** The batch of `chunks`, if they make one. */

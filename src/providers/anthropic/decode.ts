@@ -76,55 +76,121 @@ interface Counts {
 }
 
 /** Creates a decoder for one response; `provider` names the host in chunks and errors. */
-export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.Event> => {
-  const provider = options.provider
+export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.Event> => new Decoder(options.provider)
 
+/**
+ * One response's state machine. A class, not closures made per response: its methods are the same
+ * functions for every response, so the code V8 optimizes for one response serves the next ones.
+ */
+class Decoder implements ChunkDecoder<Sse.Event> {
   // Metadata first and nothing after the terminal chunk; reasoning runs; repeated usage dropped.
-  const emitter = new Emitter(provider)
-  const reasoning = new Reasoning(emitter)
-  const usages = new UsageSnapshots(emitter)
-  let contentSent = false // a content chunk went out (a splice is then no longer retryable)
+  private readonly emitter: Emitter
+  private readonly reasoning: Reasoning
+  private readonly usages: UsageSnapshots
+  /** A content chunk went out (a splice is then no longer retryable). */
+  private contentSent = false
 
-  let messageId: string | undefined
-  let started = false // a message_start was read
-  let blocksStarted = false // a content block of the current message started
+  private messageId: string | undefined = undefined
+  /** A message_start was read. */
+  private started = false
+  /** A content block of the current message started. */
+  private blocksStarted = false
 
-  const blocks = new Map<number, Block>()
-  const assembler = new ToolCall.Assembler()
-  let callCount = 0
+  private readonly blocks = new Map<number, Block>()
+  private readonly assembler = new ToolCall.Assembler()
+  private callCount = 0
   /** Server tool names by call id, to name their results. */
-  const serverCalls = new Map<string, string>()
+  private readonly serverCalls = new Map<string, string>()
 
-  let rawStop: string | undefined
-  const counts: Counts = {}
-  let rawUsage: Record<string, unknown> | undefined
-  let sentCacheRead = 0
-  let sentCacheWrite = 0
+  private rawStop: string | undefined = undefined
+  private readonly counts: Counts = {}
+  private rawUsage: Record<string, unknown> | undefined = undefined
+  private sentCacheRead = 0
+  private sentCacheWrite = 0
+
+  constructor(private readonly provider: string) {
+    this.emitter = new Emitter(provider)
+    this.reasoning = new Reasoning(this.emitter)
+    this.usages = new UsageSnapshots(this.emitter)
+  }
+
+  // --- one event -------------------------------------------------------------------------------
+
+  push(event: Sse.Event, out: Out): void {
+    if (this.emitter.ended) return
+    const data = event.data
+    if (data === "") return
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(data)
+    } catch {
+      // An `event: error` in plain text (a proxy's) is an error; broken JSON is a malformed stream.
+      const text = event.event === "error" && !/^\s*[[{]/.test(data)
+      return this.emitter.fail(
+        out,
+        text ? Errors.fromBody(undefined, data, this.provider) : protocolError(this.provider, data)
+      )
+    }
+    if (!Guards.isObject<Events.StreamEvent>(parsed)) return this.emitter.fail(out, protocolError(this.provider, data))
+    const type = typeof parsed.type === "string" ? parsed.type : event.event
+    switch (type) {
+      case "message_start":
+        if (Guards.isObject<Events.MessageStart>(parsed.message)) this.messageStart(out, parsed.message)
+        return
+      case "content_block_start":
+        if (Guards.isObject<Events.ContentBlockFields>(parsed.content_block)) {
+          this.blockStart(out, parsed.index, parsed.content_block)
+        }
+        return
+      case "content_block_delta":
+        if (Guards.isObject<Events.DeltaFields>(parsed.delta)) this.blockDelta(out, parsed.index, parsed.delta)
+        return
+      case "content_block_stop":
+        return this.blockStop(out, parsed.index)
+      case "message_delta":
+        return this.messageDelta(out, parsed)
+      case "message_stop":
+        return this.messageStop(out)
+      case "error":
+        return this.emitter.fail(out, Errors.fromBody(undefined, parsed, this.provider))
+      default:
+        // `ping`, and events newer than this decoder: skipped, never fatal.
+        if (event.event === "error") return this.emitter.fail(out, Errors.fromBody(undefined, parsed, this.provider))
+    }
+  }
+
+  /**
+   * The finish comes only with `message_stop`; without it the response is truncated, and
+   * `StreamChunk.ensureTerminal` says so.
+   */
+  end(_out: Out): void {}
 
   /** Every content chunk goes out here: after one, a retry would show a second beginning. */
-  const content = (out: Out, chunk: StreamChunk.StreamChunk): void => {
-    contentSent = true
-    emitter.emit(out, chunk)
+  private content(out: Out, chunk: StreamChunk.StreamChunk): void {
+    this.contentSent = true
+    this.emitter.emit(out, chunk)
   }
 
   // --- usage -----------------------------------------------------------------------------------
 
-  const take = (field: keyof Counts, value: unknown): void => {
+  private take(field: keyof Counts, value: unknown): void {
     const n = Guards.count(value)
-    if (n !== undefined && (n !== 0 || counts[field] === undefined)) counts[field] = n
+    if (n !== undefined && (n !== 0 || this.counts[field] === undefined)) this.counts[field] = n
   }
 
-  const usage = (out: Out, u: Guards.Unchecked<Events.MessageUsage>): void => {
-    take("input", u.input_tokens)
-    take("output", u.output_tokens)
-    take("cacheRead", u.cache_read_input_tokens)
-    take("cacheWrite", u.cache_creation_input_tokens)
+  private usage(out: Out, u: Guards.Unchecked<Events.MessageUsage>): void {
+    const counts = this.counts
+    this.take("input", u.input_tokens)
+    this.take("output", u.output_tokens)
+    this.take("cacheRead", u.cache_read_input_tokens)
+    this.take("cacheWrite", u.cache_creation_input_tokens)
     const details = Guards.isObject<{ thinking_tokens: number }>(u.output_tokens_details)
       ? u.output_tokens_details
       : undefined
-    take("thinking", details?.thinking_tokens)
+    this.take("thinking", details?.thinking_tokens)
     // The provider's objects merged last-wins, so `raw` keeps every field any snapshot sent.
-    rawUsage = rawUsage === undefined ? { ...u } : { ...rawUsage, ...u }
+    const rawUsage = this.rawUsage === undefined ? { ...u } : { ...this.rawUsage, ...u }
+    this.rawUsage = rawUsage
     const next = Usage.normalize({
       input: counts.input,
       output: counts.output,
@@ -133,96 +199,103 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
       reasoning: counts.thinking,
       inputExcludesCache: true
     })
-    usages.push(out, next, rawUsage)
+    this.usages.push(out, next, rawUsage)
     // Reported as soon as known; again only if a later snapshot changes the count.
     const read = next.cacheReadTokens ?? 0
     const write = next.cacheWriteTokens ?? 0
-    if (read > 0 && read !== sentCacheRead) emitter.emit(out, StreamChunk.cacheRead(sentCacheRead = read))
-    if (write > 0 && write !== sentCacheWrite) emitter.emit(out, StreamChunk.cacheWrite(sentCacheWrite = write))
+    if (read > 0 && read !== this.sentCacheRead) {
+      this.emitter.emit(out, StreamChunk.cacheRead(this.sentCacheRead = read))
+    }
+    if (write > 0 && write !== this.sentCacheWrite) {
+      this.emitter.emit(out, StreamChunk.cacheWrite(this.sentCacheWrite = write))
+    }
   }
 
   // --- the message -----------------------------------------------------------------------------
 
-  const messageStart = (out: Out, m: Guards.Unchecked<Events.MessageStart>): void => {
+  private messageStart(out: Out, m: Guards.Unchecked<Events.MessageStart>): void {
     const id = Guards.isNonEmptyString(m.id) ? m.id : undefined
-    if (started) {
-      if (id === messageId && !blocksStarted) {
-        if (Guards.isObject<Events.MessageUsage>(m.usage)) usage(out, m.usage)
+    if (this.started) {
+      if (id === this.messageId && !this.blocksStarted) {
+        if (Guards.isObject<Events.MessageUsage>(m.usage)) this.usage(out, m.usage)
         return
       }
-      return emitter.fail(
+      const messageId = this.messageId
+      return this.emitter.fail(
         out,
         LlmError.info({
           code: "truncated",
           message: `The response ${messageId ?? "(no id)"} was cut off: a second message_start (${
             id ?? "no id"
           }) arrived before its message_stop, as when a proxy splices two responses`,
-          provider,
-          retryable: !contentSent,
+          provider: this.provider,
+          retryable: !this.contentSent,
           details: { responseId: messageId ?? null, nextResponseId: id ?? null }
         })
       )
     }
-    started = true
-    messageId = id
-    if (id !== undefined) assembler.idPrefix = id
-    emitter.announce(out, Guards.isNonEmptyString(m.model) ? m.model : undefined, id)
-    if (Guards.isObject<Events.MessageUsage>(m.usage)) usage(out, m.usage)
+    this.started = true
+    this.messageId = id
+    if (id !== undefined) this.assembler.idPrefix = id
+    this.emitter.announce(out, Guards.isNonEmptyString(m.model) ? m.model : undefined, id)
+    if (Guards.isObject<Events.MessageUsage>(m.usage)) this.usage(out, m.usage)
   }
 
-  const messageDelta = (out: Out, e: Guards.Unchecked<Events.StreamEvent>): void => {
+  private messageDelta(out: Out, e: Guards.Unchecked<Events.StreamEvent>): void {
     const d = Guards.isObject<Events.DeltaFields>(e.delta) ? e.delta : undefined
-    if (Guards.isNonEmptyString(d?.stop_reason)) rawStop = d.stop_reason
+    if (Guards.isNonEmptyString(d?.stop_reason)) this.rawStop = d.stop_reason
     if (Guards.isObject<{ type: string; explanation: string }>(d?.stop_details) && d.stop_details.type === "refusal") {
       const part: { type: "refusal"; text: string; providerMetadata?: { readonly [key: string]: unknown } } = {
         type: "refusal",
         text: Guards.isNonEmptyString(d.stop_details.explanation) ? d.stop_details.explanation : ""
       }
       if (Json.check(d.stop_details) === undefined) part.providerMetadata = d.stop_details
-      content(out, StreamChunk.contentPart(part))
+      this.content(out, StreamChunk.contentPart(part))
     }
-    if (Guards.isObject<Events.MessageUsage>(e.usage)) usage(out, e.usage)
+    if (Guards.isObject<Events.MessageUsage>(e.usage)) this.usage(out, e.usage)
   }
 
-  const messageStop = (out: Out): void => {
+  private messageStop(out: Out): void {
     // Blocks the server never closed are closed now, so nothing that arrived is lost.
-    for (const index of [...blocks.keys()]) blockStop(out, index)
-    emitter.finish(out, StreamChunk.normalizeFinishReason(rawStop), rawStop)
+    for (const index of [...this.blocks.keys()]) this.blockStop(out, index)
+    this.emitter.finish(out, StreamChunk.normalizeFinishReason(this.rawStop), this.rawStop)
   }
 
   // --- blocks ----------------------------------------------------------------------------------
 
-  const blockStart = (out: Out, index: unknown, b: Guards.Unchecked<Events.ContentBlockFields>): void => {
+  private blockStart(out: Out, index: unknown, b: Guards.Unchecked<Events.ContentBlockFields>): void {
     if (!ToolCall.isIndex(index)) return
+    const blocks = this.blocks
     // A second start at an open index closes the first: its content is kept, never merged.
-    if (blocks.has(index)) blockStop(out, index)
-    blocksStarted = true
+    if (blocks.has(index)) this.blockStop(out, index)
+    this.blocksStarted = true
     const type = typeof b.type === "string" ? b.type : ""
     switch (type) {
       case "text":
         blocks.set(index, { kind: "text" })
-        if (Guards.isNonEmptyString(b.text)) content(out, StreamChunk.textDelta(b.text))
-        if (Guards.isArray(b.citations)) { for (const c of b.citations) citation(out, c) }
+        if (Guards.isNonEmptyString(b.text)) this.content(out, StreamChunk.textDelta(b.text))
+        if (Guards.isArray(b.citations)) { for (const c of b.citations) this.citation(out, c) }
         return
       case "thinking":
         // One run per block: a block never closed is not merged into the next.
-        closeReasoning(out)
+        this.closeReasoning(out)
         blocks.set(index, { kind: "thinking" })
-        reasoning.open()
-        if (Guards.isNonEmptyString(b.thinking)) thinking(out, b.thinking)
-        if (Guards.isNonEmptyString(b.signature)) reasoning.sign(b.signature)
+        this.reasoning.open()
+        if (Guards.isNonEmptyString(b.thinking)) this.thinking(out, b.thinking)
+        if (Guards.isNonEmptyString(b.signature)) this.reasoning.sign(b.signature)
         return
       case "redacted_thinking":
         // Arrives whole, and is one block of its own to send back unchanged.
         blocks.set(index, { kind: "other" })
         if (typeof b.data === "string") {
-          closeReasoning(out)
-          reasoning.redact(out, b.data)
-          closeReasoning(out)
+          this.closeReasoning(out)
+          this.reasoning.redact(out, b.data)
+          this.closeReasoning(out)
         }
         return
       case "tool_use": {
-        const call = callCount++
+        const call = this.callCount++
+        const assembler = this.assembler
         const id = Guards.isNonEmptyString(b.id) ? b.id : ToolCall.synthesizeId(call, assembler.idPrefix)
         assembler.add(call, "", id, Guards.isNonEmptyString(b.name) ? b.name : undefined)
         blocks.set(index, { kind: "tool", call, id, input: b.input, announced: false, fragments: 0 })
@@ -232,7 +305,7 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
       case "mcp_tool_use": {
         const id = Guards.isNonEmptyString(b.id) ? b.id : ""
         const name = Guards.isNonEmptyString(b.name) ? b.name : type
-        serverCalls.set(id, name)
+        this.serverCalls.set(id, name)
         blocks.set(index, {
           kind: "server",
           id,
@@ -245,80 +318,83 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
       }
       default:
         blocks.set(index, { kind: "other" })
-        if (type.endsWith("_tool_result")) toolResult(out, type, b)
+        if (type.endsWith("_tool_result")) this.toolResult(out, type, b)
     }
   }
 
-  const blockDelta = (out: Out, index: unknown, d: Guards.Unchecked<Events.DeltaFields>): void => {
-    const block = ToolCall.isIndex(index) ? blocks.get(index) : undefined
+  private blockDelta(out: Out, index: unknown, d: Guards.Unchecked<Events.DeltaFields>): void {
+    const block = ToolCall.isIndex(index) ? this.blocks.get(index) : undefined
     switch (d.type) {
       case "text_delta":
         // A text delta is text whatever block it names (or none): dropping it would lose the answer.
         if (Guards.isNonEmptyString(d.text) && (block === undefined || block.kind === "text")) {
-          content(out, StreamChunk.textDelta(d.text))
+          this.content(out, StreamChunk.textDelta(d.text))
         }
         return
       case "thinking_delta":
-        if (block?.kind === "thinking" && Guards.isNonEmptyString(d.thinking)) thinking(out, d.thinking)
+        if (block?.kind === "thinking" && Guards.isNonEmptyString(d.thinking)) this.thinking(out, d.thinking)
         return
       case "signature_delta":
-        if (block?.kind === "thinking" && Guards.isNonEmptyString(d.signature)) reasoning.sign(d.signature)
+        if (block?.kind === "thinking" && Guards.isNonEmptyString(d.signature)) this.reasoning.sign(d.signature)
         return
       case "input_json_delta":
         if (typeof d.partial_json !== "string" || d.partial_json === "") return
-        if (block?.kind === "tool") toolFragment(out, block, d.partial_json)
+        if (block?.kind === "tool") this.toolFragment(out, block, d.partial_json)
         else if (block?.kind === "server") block.parts.push(d.partial_json)
         return
       case "citations_delta":
-        citation(out, d.citation)
+        this.citation(out, d.citation)
         return
     }
   }
 
-  const blockStop = (out: Out, index: unknown): void => {
+  private blockStop(out: Out, index: unknown): void {
     if (!ToolCall.isIndex(index)) return
-    const block = blocks.get(index)
+    const block = this.blocks.get(index)
     if (block === undefined) return
-    blocks.delete(index)
+    this.blocks.delete(index)
     switch (block.kind) {
       case "thinking":
-        return closeReasoning(out)
+        return this.closeReasoning(out)
       case "tool": {
         // Input sent whole at the start, with no deltas (some proxies do): it is the arguments.
         if (block.fragments === 0 && Guards.isObject(block.input) && Object.keys(block.input).length > 0) {
-          toolFragment(out, block, Json.stringify(block.input))
+          this.toolFragment(out, block, Json.stringify(block.input))
         }
-        const call = assembler.finish(block.call)
-        if (call !== undefined) content(out, StreamChunk.toolCall(call))
+        const call = this.assembler.finish(block.call)
+        if (call !== undefined) this.content(out, StreamChunk.toolCall(call))
         return
       }
       case "server":
-        return serverCall(out, block)
+        return this.serverCall(out, block)
     }
   }
 
   // --- content ---------------------------------------------------------------------------------
 
-  const thinking = (out: Out, delta: string): void => {
-    contentSent = true
-    reasoning.delta(out, delta)
+  private thinking(out: Out, delta: string): void {
+    this.contentSent = true
+    this.reasoning.delta(out, delta)
   }
 
-  const closeReasoning = (out: Out): void => {
-    if (!reasoning.isOpen) return
-    contentSent = true
-    reasoning.close(out)
+  private closeReasoning(out: Out): void {
+    if (!this.reasoning.isOpen) return
+    this.contentSent = true
+    this.reasoning.close(out)
   }
 
-  const toolFragment = (out: Out, block: Extract<Block, { kind: "tool" }>, fragment: string): void => {
+  private toolFragment(out: Out, block: Extract<Block, { kind: "tool" }>, fragment: string): void {
     block.fragments++
-    assembler.add(block.call, fragment)
-    if (block.announced) return content(out, StreamChunk.toolCallDelta(block.call, fragment))
+    this.assembler.add(block.call, fragment)
+    if (block.announced) return this.content(out, StreamChunk.toolCallDelta(block.call, fragment))
     block.announced = true
-    content(out, StreamChunk.toolCallDelta(block.call, fragment, { id: block.id, name: assembler.nameOf(block.call) }))
+    this.content(
+      out,
+      StreamChunk.toolCallDelta(block.call, fragment, { id: block.id, name: this.assembler.nameOf(block.call) })
+    )
   }
 
-  const serverCall = (out: Out, block: Extract<Block, { kind: "server" }>): void => {
+  private serverCall(out: Out, block: Extract<Block, { kind: "server" }>): void {
     const raw = block.parts.join("")
     const input = raw === "" ? keep(block.input) ?? {} : ToolCall.decodeArguments(raw).arguments
     const part: ContentPart.ContentPart = {
@@ -329,10 +405,10 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
       input,
       ...(block.serverName !== undefined ? { providerMetadata: { serverName: block.serverName } } : {})
     }
-    content(out, StreamChunk.contentPart(part))
+    this.content(out, StreamChunk.contentPart(part))
   }
 
-  const toolResult = (out: Out, type: string, b: Guards.Unchecked<Events.ContentBlockFields>): void => {
+  private toolResult(out: Out, type: string, b: Guards.Unchecked<Events.ContentBlockFields>): void {
     const id = Guards.isNonEmptyString(b.tool_use_id) ? b.tool_use_id : ""
     const output = keep(b.content)
     const kind = Guards.isObject<{ type: string }>(b.content) && typeof b.content.type === "string"
@@ -344,73 +420,28 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
       type: "provider-tool",
       kind: "result",
       id,
-      name: serverCalls.get(id) ?? type.slice(0, -"_tool_result".length),
+      name: this.serverCalls.get(id) ?? type.slice(0, -"_tool_result".length),
       ...(output !== undefined ? { output } : {}),
       ...(isError ? { isError: true } : {})
     }
-    content(out, StreamChunk.contentPart(part))
+    this.content(out, StreamChunk.contentPart(part))
   }
 
-  const citation = (out: Out, c: unknown): void => {
+  private citation(out: Out, c: unknown): void {
     if (!Guards.isObject<Events.CitationFields>(c)) return
     const metadata = Json.check(c) === undefined ? { providerMetadata: c } : {}
     if (c.type === "web_search_result_location" || c.type === "search_result_location") {
       const url = Guards.isNonEmptyString(c.url) ? c.url : Guards.isNonEmptyString(c.source) ? c.source : undefined
       const part: ContentPart.ContentPart = { type: "source", sourceType: "url", ...metadata }
-      content(out, StreamChunk.contentPart(withTitle({ ...part, ...(url !== undefined ? { url } : {}) }, c.title)))
+      this.content(
+        out,
+        StreamChunk.contentPart(withTitle({ ...part, ...(url !== undefined ? { url } : {}) }, c.title))
+      )
     } else {
       const part: ContentPart.ContentPart = { type: "source", sourceType: "document", ...metadata }
-      content(out, StreamChunk.contentPart(withTitle(part, c.document_title)))
+      this.content(out, StreamChunk.contentPart(withTitle(part, c.document_title)))
     }
   }
-
-  // --- one event -------------------------------------------------------------------------------
-
-  const push = (event: Sse.Event, out: Out): void => {
-    if (emitter.ended) return
-    const data = event.data
-    if (data === "") return
-    let parsed: unknown
-    try {
-      parsed = JSON.parse(data)
-    } catch {
-      // An `event: error` in plain text (a proxy's) is an error; broken JSON is a malformed stream.
-      const text = event.event === "error" && !/^\s*[[{]/.test(data)
-      return emitter.fail(out, text ? Errors.fromBody(undefined, data, provider) : protocolError(provider, data))
-    }
-    if (!Guards.isObject<Events.StreamEvent>(parsed)) return emitter.fail(out, protocolError(provider, data))
-    const type = typeof parsed.type === "string" ? parsed.type : event.event
-    switch (type) {
-      case "message_start":
-        if (Guards.isObject<Events.MessageStart>(parsed.message)) messageStart(out, parsed.message)
-        return
-      case "content_block_start":
-        if (Guards.isObject<Events.ContentBlockFields>(parsed.content_block)) {
-          blockStart(out, parsed.index, parsed.content_block)
-        }
-        return
-      case "content_block_delta":
-        if (Guards.isObject<Events.DeltaFields>(parsed.delta)) blockDelta(out, parsed.index, parsed.delta)
-        return
-      case "content_block_stop":
-        return blockStop(out, parsed.index)
-      case "message_delta":
-        return messageDelta(out, parsed)
-      case "message_stop":
-        return messageStop(out)
-      case "error":
-        return emitter.fail(out, Errors.fromBody(undefined, parsed, provider))
-      default:
-        // `ping`, and events newer than this decoder: skipped, never fatal.
-        if (event.event === "error") return emitter.fail(out, Errors.fromBody(undefined, parsed, provider))
-    }
-  }
-
-  // The finish comes only with `message_stop`; without it the response is truncated, and
-  // `StreamChunk.ensureTerminal` says so.
-  const end = (_out: Out): void => {}
-
-  return { push, end }
 }
 
 /** A value from the wire kept in a chunk only when it always serializes (depth, finite numbers). */

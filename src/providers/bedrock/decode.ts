@@ -113,46 +113,111 @@ export const finishReason = (raw: string | undefined): StreamChunk.FinishReason 
 export const make = (options: {
   readonly provider: string
   readonly model?: string | undefined
-}): ChunkDecoder<EventStream.Frame> => {
-  const provider = options.provider
-  const emitter = new Emitter(provider)
-  const reasoning = new Reasoning(emitter)
-  const usages = new UsageSnapshots(emitter)
-  const blocks = new Map<number, Block>()
-  const assembler = new ToolCall.Assembler()
-  let callCount = 0
-  /** Whether the JSON response tool answered (its `tool_use` stop is then a plain stop). */
-  let jsonAnswered = false
-  /** Names of the service's own tool calls, by id, for their results. */
-  const serverNames = new Map<string, string>()
-  /** The raw stop reason, once `messageStop` arrived. */
-  let stopped: { readonly raw: string | undefined } | undefined
-  let metadataSeen = false
+}): ChunkDecoder<EventStream.Frame> => new Decoder(options.provider, options.model)
 
-  const finish = (out: Out): void => {
-    const raw = stopped?.raw
+/**
+ * One response's state machine. A class, not closures made per response: its methods are the same
+ * functions for every response, so the code V8 optimizes for one response serves the next ones.
+ */
+class Decoder implements ChunkDecoder<EventStream.Frame> {
+  private readonly emitter: Emitter
+  private readonly reasoning: Reasoning
+  private readonly usages: UsageSnapshots
+  private readonly blocks = new Map<number, Block>()
+  private readonly assembler = new ToolCall.Assembler()
+  private callCount = 0
+  /** Whether the JSON response tool answered (its `tool_use` stop is then a plain stop). */
+  private jsonAnswered = false
+  /** Names of the service's own tool calls, by id, for their results. */
+  private readonly serverNames = new Map<string, string>()
+  /** The raw stop reason, once `messageStop` arrived. */
+  private stopped: { readonly raw: string | undefined } | undefined = undefined
+  private metadataSeen = false
+
+  constructor(private readonly provider: string, private readonly model: string | undefined) {
+    this.emitter = new Emitter(provider)
+    this.reasoning = new Reasoning(this.emitter)
+    this.usages = new UsageSnapshots(this.emitter)
+  }
+
+  // --- one message -----------------------------------------------------------------------------
+
+  push(frame: EventStream.Frame, out: Out): void {
+    const emitter = this.emitter
+    if (emitter.ended) return
+    emitter.announce(out, this.model)
+    switch (frame.messageType) {
+      case "event":
+        return this.event(out, frame.eventType, frame.payload)
+      case "exception":
+        return emitter.fail(out, Errors.fromException(frame.exceptionType, frame.payload, this.provider))
+      case "error":
+        return emitter.fail(out, Errors.fromErrorMessage(frame.errorCode, frame.errorMessage, this.provider))
+      default:
+        // Another message type (none is defined): skipped, like an unknown event.
+        return
+    }
+  }
+
+  /**
+   * A finish held for `metadata` goes out at the end of the body; without `messageStop` there is
+   * none, and `StreamChunk.ensureTerminal` reports `truncated`.
+   */
+  end(out: Out): void {
+    if (!this.emitter.ended && this.stopped !== undefined) this.finish(out)
+  }
+
+  private event(out: Out, type: string | undefined, payload: string): void {
+    // `messageStart` says nothing the metadata chunk did not; events newer than this decoder are
+    // skipped unread, whatever their payload.
+    if (type === undefined || !known.has(type)) return
+    const e = Guards.parseObject<Record<string, unknown>>(payload)
+    if (e === undefined) return this.emitter.fail(out, protocolError(this.provider, payload))
+    const index = ToolCall.isIndex(e.contentBlockIndex) ? e.contentBlockIndex : 0
+    switch (type) {
+      case "contentBlockDelta":
+        if (Guards.isObject<Events.Delta>(e.delta)) this.delta(out, index, e.delta)
+        return
+      case "contentBlockStart":
+        if (Guards.isObject<Events.ContentBlockStart["start"]>(e.start)) this.blockStart(out, index, e.start)
+        return
+      case "contentBlockStop":
+        return this.closeBlock(out, index)
+      case "messageStop":
+        return this.messageStop(out, e)
+      case "metadata":
+        return this.metadata(out, e)
+    }
+  }
+
+  private finish(out: Out): void {
+    const raw = this.stopped?.raw
     const reason = finishReason(raw)
-    emitter.finish(out, reason === "tool_calls" && jsonAnswered && callCount === 0 ? "stop" : reason, raw)
+    this.emitter.finish(
+      out,
+      reason === "tool_calls" && this.jsonAnswered && this.callCount === 0 ? "stop" : reason,
+      raw
+    )
   }
 
   // --- blocks ----------------------------------------------------------------------------------
 
-  const closeBlock = (out: Out, index: number): void => {
-    const block = blocks.get(index)
+  private closeBlock(out: Out, index: number): void {
+    const block = this.blocks.get(index)
     if (block === undefined) return
-    blocks.delete(index)
+    this.blocks.delete(index)
     switch (block.kind) {
       case "reasoning":
-        return reasoning.close(out)
+        return this.reasoning.close(out)
       case "tool": {
-        const call = assembler.finish(block.call)
-        if (call !== undefined) emitter.emit(out, StreamChunk.toolCall(call))
+        const call = this.assembler.finish(block.call)
+        if (call !== undefined) this.emitter.emit(out, StreamChunk.toolCall(call))
         return
       }
       case "server": {
         const raw = block.input.join("")
         const input = raw === "" ? {} : parseJson(raw)
-        return part(out, {
+        return this.part(out, {
           type: "provider-tool",
           kind: "call",
           id: block.id,
@@ -161,17 +226,17 @@ export const make = (options: {
         })
       }
       case "result":
-        return part(out, {
+        return this.part(out, {
           type: "provider-tool",
           kind: "result",
           id: block.id,
-          name: serverNames.get(block.id) ?? "tool",
+          name: this.serverNames.get(block.id) ?? "tool",
           output: resultOutput(block.items),
           isError: block.isError,
           ...(Object.keys(block.meta).length > 0 ? { providerMetadata: block.meta } : {})
         })
       case "image":
-        return part(out, {
+        return this.part(out, {
           type: "image",
           ...(block.format !== undefined ? { mediaType: `image/${block.format}` } : {}),
           data: block.data.join("")
@@ -185,53 +250,57 @@ export const make = (options: {
    * A content part; what the service sent as it is (provider data, a tool's output) is kept only
    * when it always serializes (depth, finite numbers), else left out.
    */
-  const part = (out: Out, p: ContentPart.ContentPart): void => {
-    if (Json.check(p) === undefined) return emitter.emit(out, StreamChunk.contentPart(p))
+  private part(out: Out, p: ContentPart.ContentPart): void {
+    if (Json.check(p) === undefined) return this.emitter.emit(out, StreamChunk.contentPart(p))
     const { output: _output, providerMetadata: _meta, ...rest } = p as ContentPart.ContentPart & { output?: unknown }
-    emitter.emit(out, StreamChunk.contentPart(rest as ContentPart.ContentPart))
+    this.emitter.emit(out, StreamChunk.contentPart(rest as ContentPart.ContentPart))
   }
 
   /** The block at `index`, opened as `kind` when it is new; another kind there is closed first. */
-  const blockAt = (out: Out, index: number, kind: "text" | "reasoning"): void => {
+  private blockAt(out: Out, index: number, kind: "text" | "reasoning"): void {
+    const blocks = this.blocks
     const block = blocks.get(index)
     if (block?.kind === kind) return
-    if (block !== undefined) closeBlock(out, index)
+    if (block !== undefined) this.closeBlock(out, index)
     // One reasoning run per block: a block never closed is not merged into the next.
     if (kind === "reasoning") {
-      for (const [i, b] of blocks) if (b.kind === "reasoning") closeBlock(out, i)
-      reasoning.open()
+      for (const [i, b] of blocks) if (b.kind === "reasoning") this.closeBlock(out, i)
+      this.reasoning.open()
     }
     blocks.set(index, kind === "text" ? { kind: "text" } : { kind: "reasoning" })
   }
 
-  const toolStart = (out: Out, index: number, start: Guards.Unchecked<Events.ToolUseStart>): void => {
-    if (blocks.has(index)) closeBlock(out, index)
+  private toolStart(out: Out, index: number, start: Guards.Unchecked<Events.ToolUseStart>): void {
+    const blocks = this.blocks
+    if (blocks.has(index)) this.closeBlock(out, index)
     if (start.name === Events.jsonToolName) {
-      jsonAnswered = true
+      this.jsonAnswered = true
       return void blocks.set(index, { kind: "json" })
     }
     if (start.type === "server_tool_use") {
       const id = Guards.isNonEmptyString(start.toolUseId) ? start.toolUseId : `server_${index}`
       const name = Guards.isNonEmptyString(start.name) ? start.name : "tool"
-      serverNames.set(id, name)
+      this.serverNames.set(id, name)
       return void blocks.set(index, { kind: "server", id, name, input: [] })
     }
-    const call = callCount++
+    const call = this.callCount++
     const id = Guards.isNonEmptyString(start.toolUseId) ? start.toolUseId : ToolCall.synthesizeId(call)
-    assembler.add(call, "", id, Guards.isNonEmptyString(start.name) ? start.name : undefined)
+    this.assembler.add(call, "", id, Guards.isNonEmptyString(start.name) ? start.name : undefined)
     blocks.set(index, { kind: "tool", call, id, announced: false })
   }
 
-  const toolFragment = (out: Out, index: number, fragment: string): void => {
-    let block = blocks.get(index)
+  private toolFragment(out: Out, index: number, fragment: string): void {
+    const emitter = this.emitter
+    let block = this.blocks.get(index)
     if (block?.kind === "json") return fragment === "" ? undefined : emitter.emit(out, StreamChunk.textDelta(fragment))
     if (block?.kind === "server") return void block.input.push(fragment)
     if (block?.kind !== "tool") {
       // Input with no start event: still a call (its id synthesized), never dropped.
-      toolStart(out, index, {})
-      block = blocks.get(index)!
+      this.toolStart(out, index, {})
+      block = this.blocks.get(index)!
     }
     if (block.kind !== "tool" || fragment === "") return
+    const assembler = this.assembler
     assembler.add(block.call, fragment)
     if (block.announced) return emitter.emit(out, StreamChunk.toolCallDelta(block.call, fragment))
     block.announced = true
@@ -241,27 +310,29 @@ export const make = (options: {
     )
   }
 
-  const delta = (out: Out, index: number, d: Guards.Unchecked<Events.Delta>): void => {
+  private delta(out: Out, index: number, d: Guards.Unchecked<Events.Delta>): void {
     if (typeof d.text === "string") {
-      blockAt(out, index, "text")
-      if (d.text !== "") emitter.emit(out, StreamChunk.textDelta(d.text))
+      this.blockAt(out, index, "text")
+      if (d.text !== "") this.emitter.emit(out, StreamChunk.textDelta(d.text))
       return
     }
     if (Guards.isObject<Events.ReasoningDelta>(d.reasoningContent)) {
       const r = d.reasoningContent
-      blockAt(out, index, "reasoning")
+      const reasoning = this.reasoning
+      this.blockAt(out, index, "reasoning")
       if (Guards.isNonEmptyString(r.text)) reasoning.delta(out, r.text)
       if (Guards.isNonEmptyString(r.signature)) reasoning.sign(r.signature)
       if (Guards.isNonEmptyString(r.redactedContent)) reasoning.redact(out, r.redactedContent)
       return
     }
     if (Guards.isObject<{ input: string }>(d.toolUse)) {
-      if (typeof d.toolUse.input === "string") toolFragment(out, index, d.toolUse.input)
-      else if (!blocks.has(index)) toolStart(out, index, {})
+      if (typeof d.toolUse.input === "string") this.toolFragment(out, index, d.toolUse.input)
+      else if (!this.blocks.has(index)) this.toolStart(out, index, {})
       return
     }
-    if (Guards.isObject<Events.Citation>(d.citation)) return citation(out, d.citation)
+    if (Guards.isObject<Events.Citation>(d.citation)) return this.citation(out, d.citation)
     if (d.toolResult !== undefined) {
+      const blocks = this.blocks
       const block = blocks.get(index)
       const items = Guards.isArray(d.toolResult) ? d.toolResult : [d.toolResult]
       if (block?.kind === "result") { for (const item of items) block.items.push(item) }
@@ -269,11 +340,11 @@ export const make = (options: {
       return
     }
     if (Guards.isObject<Events.ImageDelta>(d.image)) {
-      let block = blocks.get(index)
+      let block = this.blocks.get(index)
       if (block?.kind !== "image") {
-        if (block !== undefined) closeBlock(out, index)
+        if (block !== undefined) this.closeBlock(out, index)
         block = { kind: "image", format: undefined, data: [] }
-        blocks.set(index, block)
+        this.blocks.set(index, block)
       }
       const bytes = Guards.isObject<{ bytes: string }>(d.image.source) ? d.image.source.bytes : undefined
       if (Guards.isNonEmptyString(bytes)) block.data.push(bytes)
@@ -282,11 +353,11 @@ export const make = (options: {
   }
 
   /** A citation (complete in one delta): a `source` part, the citation as sent in its provider data. */
-  const citation = (out: Out, c: Guards.Unchecked<Events.Citation>): void => {
+  private citation(out: Out, c: Guards.Unchecked<Events.Citation>): void {
     const location = Guards.isObject<{ web: unknown }>(c.location) ? c.location : undefined
     const web = Guards.isObject<{ url: string }>(location?.web) ? location.web : undefined
     const url = Guards.isNonEmptyString(web?.url) ? web.url : undefined
-    part(out, {
+    this.part(out, {
       type: "source",
       sourceType: url !== undefined ? "url" : "document",
       ...(url !== undefined ? { url } : {}),
@@ -295,10 +366,11 @@ export const make = (options: {
     })
   }
 
-  const blockStart = (out: Out, index: number, start: Guards.Unchecked<Events.ContentBlockStart["start"]>): void => {
-    if (Guards.isObject<Events.ToolUseStart>(start.toolUse)) return toolStart(out, index, start.toolUse)
+  private blockStart(out: Out, index: number, start: Guards.Unchecked<Events.ContentBlockStart["start"]>): void {
+    if (Guards.isObject<Events.ToolUseStart>(start.toolUse)) return this.toolStart(out, index, start.toolUse)
+    const blocks = this.blocks
     if (Guards.isObject<Events.ToolResultStart>(start.toolResult)) {
-      if (blocks.has(index)) closeBlock(out, index)
+      if (blocks.has(index)) this.closeBlock(out, index)
       const r = start.toolResult
       const meta: Record<string, unknown> = {}
       if (Guards.isNonEmptyString(r.type)) meta.type = r.type
@@ -307,7 +379,7 @@ export const make = (options: {
       return void blocks.set(index, { kind: "result", id, meta, isError: r.status === "error", items: [] })
     }
     if (Guards.isObject<{ format: string }>(start.image)) {
-      if (blocks.has(index)) closeBlock(out, index)
+      if (blocks.has(index)) this.closeBlock(out, index)
       const format = Guards.isNonEmptyString(start.image.format) ? start.image.format : undefined
       blocks.set(index, { kind: "image", format, data: [] })
     }
@@ -316,15 +388,15 @@ export const make = (options: {
 
   // --- the message -----------------------------------------------------------------------------
 
-  const messageStop = (out: Out, e: Guards.Unchecked<Events.MessageStop>): void => {
+  private messageStop(out: Out, e: Guards.Unchecked<Events.MessageStop>): void {
     // Blocks the server never closed are closed now, so nothing that arrived is lost.
-    for (const index of [...blocks.keys()]) closeBlock(out, index)
-    stopped = { raw: Guards.isNonEmptyString(e.stopReason) ? e.stopReason : undefined }
-    if (metadataSeen) finish(out)
+    for (const index of [...this.blocks.keys()]) this.closeBlock(out, index)
+    this.stopped = { raw: Guards.isNonEmptyString(e.stopReason) ? e.stopReason : undefined }
+    if (this.metadataSeen) this.finish(out)
   }
 
-  const metadata = (out: Out, e: Guards.Unchecked<Events.Metadata>): void => {
-    metadataSeen = true
+  private metadata(out: Out, e: Guards.Unchecked<Events.Metadata>): void {
+    this.metadataSeen = true
     if (Guards.isObject<Events.TokenUsage>(e.usage)) {
       const u = e.usage
       // What else the event reports (latency, guardrail trace, tier) rides in the usage's raw.
@@ -333,7 +405,7 @@ export const make = (options: {
       if (e.trace !== undefined) raw.trace = e.trace
       if (e.performanceConfig !== undefined) raw.performanceConfig = e.performanceConfig
       if (e.serviceTier !== undefined) raw.serviceTier = e.serviceTier
-      usages.push(
+      this.usages.push(
         out,
         Usage.normalize({
           input: u.inputTokens,
@@ -345,57 +417,8 @@ export const make = (options: {
         }),
         raw
       )
-      usages.cache(out)
+      this.usages.cache(out)
     }
-    if (stopped !== undefined) finish(out)
+    if (this.stopped !== undefined) this.finish(out)
   }
-
-  // --- one message -----------------------------------------------------------------------------
-
-  const event = (out: Out, type: string | undefined, payload: string): void => {
-    // `messageStart` says nothing the metadata chunk did not; events newer than this decoder are
-    // skipped unread, whatever their payload.
-    if (type === undefined || !known.has(type)) return
-    const e = Guards.parseObject<Record<string, unknown>>(payload)
-    if (e === undefined) return emitter.fail(out, protocolError(provider, payload))
-    const index = ToolCall.isIndex(e.contentBlockIndex) ? e.contentBlockIndex : 0
-    switch (type) {
-      case "contentBlockDelta":
-        if (Guards.isObject<Events.Delta>(e.delta)) delta(out, index, e.delta)
-        return
-      case "contentBlockStart":
-        if (Guards.isObject<Events.ContentBlockStart["start"]>(e.start)) blockStart(out, index, e.start)
-        return
-      case "contentBlockStop":
-        return closeBlock(out, index)
-      case "messageStop":
-        return messageStop(out, e)
-      case "metadata":
-        return metadata(out, e)
-    }
-  }
-
-  const push = (frame: EventStream.Frame, out: Out): void => {
-    if (emitter.ended) return
-    emitter.announce(out, options.model)
-    switch (frame.messageType) {
-      case "event":
-        return event(out, frame.eventType, frame.payload)
-      case "exception":
-        return emitter.fail(out, Errors.fromException(frame.exceptionType, frame.payload, provider))
-      case "error":
-        return emitter.fail(out, Errors.fromErrorMessage(frame.errorCode, frame.errorMessage, provider))
-      default:
-        // Another message type (none is defined): skipped, like an unknown event.
-        return
-    }
-  }
-
-  // A finish held for `metadata` goes out at the end of the body; without `messageStop` there is
-  // none, and `StreamChunk.ensureTerminal` reports `truncated`.
-  const end = (out: Out): void => {
-    if (!emitter.ended && stopped !== undefined) finish(out)
-  }
-
-  return { push, end }
 }

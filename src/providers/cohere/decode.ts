@@ -69,62 +69,149 @@ interface Call {
 }
 
 /** Creates a decoder for one response; `provider` names the host in chunks and errors. */
-export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.Event> => {
-  const provider = options.provider
+export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.Event> => new Decoder(options.provider)
 
+/**
+ * One response's state machine. A class, not closures made per response: its methods are the same
+ * functions for every response, so the code V8 optimizes for one response serves the next ones.
+ */
+class Decoder implements ChunkDecoder<Sse.Event> {
   // Metadata first and nothing after the terminal chunk; reasoning runs; the usage snapshot.
-  const emitter = new Emitter(provider)
-  const reasoning = new Reasoning(emitter)
-  const usages = new UsageSnapshots(emitter)
+  private readonly emitter: Emitter
+  private readonly reasoning: Reasoning
+  private readonly usages: UsageSnapshots
 
-  const assembler = new ToolCall.Assembler()
-  const calls = new Map<number, Call>()
-  let callCount = 0
+  private readonly assembler = new ToolCall.Assembler()
+  private readonly calls = new Map<number, Call>()
+  private callCount = 0
+
+  constructor(private readonly provider: string) {
+    this.emitter = new Emitter(provider)
+    this.reasoning = new Reasoning(this.emitter)
+    this.usages = new UsageSnapshots(this.emitter)
+  }
+
+  // --- one event -------------------------------------------------------------------------------
+
+  push(event: Sse.Event, out: Out): void {
+    const emitter = this.emitter
+    if (emitter.ended) return
+    const data = event.data
+    // `[DONE]`, which gateways add after `message-end`, says nothing `message-end` did not.
+    if (data === "" || data === "[DONE]") return
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(data)
+    } catch {
+      // An `event: error` in plain text (a proxy's) is an error; broken JSON is a malformed stream.
+      const plain = event.event === "error" && !/^\s*[[{]/.test(data)
+      return emitter.fail(
+        out,
+        plain ? Errors.fromBody(undefined, data, this.provider) : protocolError(this.provider, data)
+      )
+    }
+    if (!Guards.isObject<Events.StreamEvent>(parsed)) return emitter.fail(out, protocolError(this.provider, data))
+    const type = typeof parsed.type === "string" ? parsed.type : event.event
+    const d = Guards.isObject<Events.Delta>(parsed.delta) ? parsed.delta : undefined
+    const m = Guards.isObject<Events.DeltaMessage>(d?.message) ? d.message : undefined
+    switch (type) {
+      case "message-start": {
+        const id = Guards.isNonEmptyString(parsed.id) ? parsed.id : undefined
+        if (id !== undefined && this.assembler.idPrefix === undefined) this.assembler.idPrefix = id
+        return emitter.announce(out, undefined, id)
+      }
+      case "content-start":
+        if (Guards.isObject<Events.ContentFields>(m?.content)) this.contentStart(out, m.content)
+        return
+      case "content-delta":
+        if (Guards.isObject<Events.ContentFields>(m?.content)) this.contentDelta(out, m.content)
+        return
+      case "content-end":
+        return this.reasoning.close(out)
+      case "tool-plan-delta":
+        return this.text(out, m?.tool_plan)
+      case "tool-call-start": {
+        const t = oneCall(m?.tool_calls)
+        if (t !== undefined) this.toolStart(out, parsed.index, t)
+        return
+      }
+      case "tool-call-delta": {
+        const t = oneCall(m?.tool_calls)
+        if (t !== undefined) this.toolDelta(out, parsed.index, t)
+        return
+      }
+      case "tool-call-end":
+        return this.toolEnd(out, parsed.index)
+      case "citation-start":
+        return this.citation(out, m?.citations)
+      case "message-end":
+        return this.messageEnd(out, d, parsed.usage)
+      case "error":
+        return emitter.fail(out, Errors.fromBody(undefined, parsed, this.provider))
+      default:
+        // An error body in-band (no type, a message); else `debug`, `citation-end` and events newer
+        // than this decoder: skipped, never fatal.
+        if (event.event === "error" || (parsed.type === undefined && typeof parsed.message === "string")) {
+          return emitter.fail(out, Errors.fromBody(undefined, parsed, this.provider))
+        }
+    }
+  }
+
+  /**
+   * The finish comes only with `message-end`; without it the response is truncated, and
+   * `StreamChunk.ensureTerminal` says so.
+   */
+  end(_out: Out): void {}
 
   // --- content ---------------------------------------------------------------------------------
 
   /** Any output but reasoning closes the reasoning run in progress, then goes out. */
-  const content = (out: Out, chunk: StreamChunk.StreamChunk): void => {
-    reasoning.close(out)
-    emitter.emit(out, chunk)
+  private content(out: Out, chunk: StreamChunk.StreamChunk): void {
+    this.reasoning.close(out)
+    this.emitter.emit(out, chunk)
   }
 
-  const text = (out: Out, delta: unknown): void => {
-    if (Guards.isNonEmptyString(delta)) content(out, StreamChunk.textDelta(delta))
+  private text(out: Out, delta: unknown): void {
+    if (Guards.isNonEmptyString(delta)) this.content(out, StreamChunk.textDelta(delta))
   }
 
-  const thinking = (out: Out, delta: unknown): void => {
-    if (Guards.isNonEmptyString(delta)) reasoning.delta(out, delta)
+  private thinking(out: Out, delta: unknown): void {
+    if (Guards.isNonEmptyString(delta)) this.reasoning.delta(out, delta)
   }
 
-  const contentStart = (out: Out, c: Guards.Unchecked<Events.ContentFields>): void => {
+  private contentStart(out: Out, c: Guards.Unchecked<Events.ContentFields>): void {
     // One run per thinking block: a block whose end never came is not merged into the next.
-    if (c.type === "thinking") reasoning.close(out)
-    thinking(out, c.thinking)
-    text(out, c.text)
+    if (c.type === "thinking") this.reasoning.close(out)
+    this.thinking(out, c.thinking)
+    this.text(out, c.text)
   }
 
-  const contentDelta = (out: Out, c: Guards.Unchecked<Events.ContentFields>): void => {
+  private contentDelta(out: Out, c: Guards.Unchecked<Events.ContentFields>): void {
     // The field decides, whatever block the index names: nothing that arrives is dropped.
-    thinking(out, c.thinking)
-    text(out, c.text)
+    this.thinking(out, c.thinking)
+    this.text(out, c.text)
   }
 
   // --- tool calls ------------------------------------------------------------------------------
 
-  const fragment = (out: Out, entry: Call, args: unknown): void => {
+  private fragment(out: Out, entry: Call, args: unknown): void {
     if (!Guards.isNonEmptyString(args)) return
+    const assembler = this.assembler
     assembler.add(entry.call, args)
-    if (entry.announced) return content(out, StreamChunk.toolCallDelta(entry.call, args))
+    if (entry.announced) return this.content(out, StreamChunk.toolCallDelta(entry.call, args))
     entry.announced = true
-    content(out, StreamChunk.toolCallDelta(entry.call, args, { id: entry.id, name: assembler.nameOf(entry.call) }))
+    this.content(
+      out,
+      StreamChunk.toolCallDelta(entry.call, args, { id: entry.id, name: assembler.nameOf(entry.call) })
+    )
   }
 
   /** The call at a wire index, started now (id synthesized, no name) when its start never came. */
-  const callAt = (index: number, id?: unknown, name?: unknown): Call => {
-    const existing = calls.get(index)
+  private callAt(index: number, id?: unknown, name?: unknown): Call {
+    const existing = this.calls.get(index)
     if (existing !== undefined) return existing
-    const call = callCount++
+    const assembler = this.assembler
+    const call = this.callCount++
     const entry: Call = {
       call,
       id: Guards.isNonEmptyString(id) ? id : ToolCall.synthesizeId(call, assembler.idPrefix),
@@ -132,45 +219,45 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
       started: false
     }
     assembler.add(call, "", entry.id, Guards.isNonEmptyString(name) ? name : undefined)
-    calls.set(index, entry)
+    this.calls.set(index, entry)
     return entry
   }
 
-  const toolStart = (out: Out, index: unknown, t: Guards.Unchecked<Events.ToolCallFields>): void => {
+  private toolStart(out: Out, index: unknown, t: Guards.Unchecked<Events.ToolCallFields>): void {
     if (!ToolCall.isIndex(index)) return
     const f = Guards.isObject<{ name: string; arguments: string }>(t.function) ? t.function : undefined
-    const open = calls.get(index)
+    const open = this.calls.get(index)
     if (open !== undefined && !open.started) {
       // The start of a call whose fragments came first: one call, its id (already sent) kept, its name taken.
       open.started = true
-      if (Guards.isNonEmptyString(f?.name)) assembler.add(open.call, "", undefined, f.name)
-      return fragment(out, open, f?.arguments)
+      if (Guards.isNonEmptyString(f?.name)) this.assembler.add(open.call, "", undefined, f.name)
+      return this.fragment(out, open, f?.arguments)
     }
     // A second start at an open index ends the first: its arguments are kept, never merged.
-    if (open !== undefined) toolEnd(out, index)
-    const entry = callAt(index, t.id, f?.name)
+    if (open !== undefined) this.toolEnd(out, index)
+    const entry = this.callAt(index, t.id, f?.name)
     entry.started = true
-    fragment(out, entry, f?.arguments)
+    this.fragment(out, entry, f?.arguments)
   }
 
-  const toolDelta = (out: Out, index: unknown, t: Guards.Unchecked<Events.ToolCallFields>): void => {
+  private toolDelta(out: Out, index: unknown, t: Guards.Unchecked<Events.ToolCallFields>): void {
     if (!ToolCall.isIndex(index)) return
     const f = Guards.isObject<{ name: string; arguments: string }>(t.function) ? t.function : undefined
-    fragment(out, callAt(index, t.id, f?.name), f?.arguments)
+    this.fragment(out, this.callAt(index, t.id, f?.name), f?.arguments)
   }
 
-  const toolEnd = (out: Out, index: unknown): void => {
+  private toolEnd(out: Out, index: unknown): void {
     if (!ToolCall.isIndex(index)) return
-    const entry = calls.get(index)
+    const entry = this.calls.get(index)
     if (entry === undefined) return
-    calls.delete(index)
-    const call = assembler.finish(entry.call)
-    if (call !== undefined) content(out, StreamChunk.toolCall(call))
+    this.calls.delete(index)
+    const call = this.assembler.finish(entry.call)
+    if (call !== undefined) this.content(out, StreamChunk.toolCall(call))
   }
 
   // --- citations -------------------------------------------------------------------------------
 
-  const citation = (out: Out, c: unknown): void => {
+  private citation(out: Out, c: unknown): void {
     if (!Guards.isObject<Events.CitationFields>(c) || !Guards.isArray(c.sources)) return
     const span: Record<string, unknown> = {}
     if (Guards.count(c.start) !== undefined) span.start = c.start
@@ -191,38 +278,38 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
         // The source as sent is kept only when it always serializes (depth, finite numbers).
         providerMetadata: Json.check(withSource) === undefined ? withSource : span
       }
-      content(out, StreamChunk.contentPart(part))
+      this.content(out, StreamChunk.contentPart(part))
     }
   }
 
   // --- the end ---------------------------------------------------------------------------------
 
-  const messageEnd = (out: Out, d: Guards.Unchecked<Events.Delta> | undefined, topUsage: unknown): void => {
+  private messageEnd(out: Out, d: Guards.Unchecked<Events.Delta> | undefined, topUsage: unknown): void {
     // Calls the server never ended are ended now, in order, so no argument is lost.
-    for (const index of [...calls.keys()]) toolEnd(out, index)
-    reasoning.close(out)
+    for (const index of [...this.calls.keys()]) this.toolEnd(out, index)
+    this.reasoning.close(out)
     // The usage belongs under `delta`; some hosts put it beside it.
     const u = d?.usage !== undefined ? d.usage : topUsage
-    if (Guards.isObject<Events.Usage>(u)) usage(out, u)
+    if (Guards.isObject<Events.Usage>(u)) this.usage(out, u)
     const raw = Guards.isNonEmptyString(d?.finish_reason) ? d.finish_reason : undefined
     const upper = raw?.toUpperCase()
     if (upper === "ERROR" || upper === "TIMEOUT") {
       const said = Guards.isNonEmptyString(d?.error) ? `: ${d.error}` : ""
-      return emitter.fail(
+      return this.emitter.fail(
         out,
         LlmError.info({
           code: upper === "ERROR" ? "server" : "timeout",
           message: `Cohere ended the response with finish_reason ${raw}${said}`,
-          provider,
+          provider: this.provider,
           details: { finish_reason: raw }
         })
       )
     }
     const reason = StreamChunk.normalizeFinishReason(raw)
-    emitter.finish(out, reason === "stop" && callCount > 0 ? "tool_calls" : reason, raw)
+    this.emitter.finish(out, reason === "stop" && this.callCount > 0 ? "tool_calls" : reason, raw)
   }
 
-  const usage = (out: Out, u: Guards.Unchecked<Events.Usage>): void => {
+  private usage(out: Out, u: Guards.Unchecked<Events.Usage>): void {
     const counts = Guards.isObject<Events.TokenCounts>(u.tokens)
       ? u.tokens
       : Guards.isObject<Events.TokenCounts>(u.billed_units)
@@ -232,75 +319,7 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
     const output = Guards.count(counts?.output_tokens)
     const cached = Guards.count(u.cached_tokens)
     if (input === undefined && output === undefined && cached === undefined) return
-    usages.push(out, Usage.normalize({ input, output, cacheRead: cached }), u)
-    usages.cache(out)
+    this.usages.push(out, Usage.normalize({ input, output, cacheRead: cached }), u)
+    this.usages.cache(out)
   }
-
-  // --- one event -------------------------------------------------------------------------------
-
-  const push = (event: Sse.Event, out: Out): void => {
-    if (emitter.ended) return
-    const data = event.data
-    // `[DONE]`, which gateways add after `message-end`, says nothing `message-end` did not.
-    if (data === "" || data === "[DONE]") return
-    let parsed: unknown
-    try {
-      parsed = JSON.parse(data)
-    } catch {
-      // An `event: error` in plain text (a proxy's) is an error; broken JSON is a malformed stream.
-      const plain = event.event === "error" && !/^\s*[[{]/.test(data)
-      return emitter.fail(out, plain ? Errors.fromBody(undefined, data, provider) : protocolError(provider, data))
-    }
-    if (!Guards.isObject<Events.StreamEvent>(parsed)) return emitter.fail(out, protocolError(provider, data))
-    const type = typeof parsed.type === "string" ? parsed.type : event.event
-    const d = Guards.isObject<Events.Delta>(parsed.delta) ? parsed.delta : undefined
-    const m = Guards.isObject<Events.DeltaMessage>(d?.message) ? d.message : undefined
-    switch (type) {
-      case "message-start": {
-        const id = Guards.isNonEmptyString(parsed.id) ? parsed.id : undefined
-        if (id !== undefined && assembler.idPrefix === undefined) assembler.idPrefix = id
-        return emitter.announce(out, undefined, id)
-      }
-      case "content-start":
-        if (Guards.isObject<Events.ContentFields>(m?.content)) contentStart(out, m.content)
-        return
-      case "content-delta":
-        if (Guards.isObject<Events.ContentFields>(m?.content)) contentDelta(out, m.content)
-        return
-      case "content-end":
-        return reasoning.close(out)
-      case "tool-plan-delta":
-        return text(out, m?.tool_plan)
-      case "tool-call-start": {
-        const t = oneCall(m?.tool_calls)
-        if (t !== undefined) toolStart(out, parsed.index, t)
-        return
-      }
-      case "tool-call-delta": {
-        const t = oneCall(m?.tool_calls)
-        if (t !== undefined) toolDelta(out, parsed.index, t)
-        return
-      }
-      case "tool-call-end":
-        return toolEnd(out, parsed.index)
-      case "citation-start":
-        return citation(out, m?.citations)
-      case "message-end":
-        return messageEnd(out, d, parsed.usage)
-      case "error":
-        return emitter.fail(out, Errors.fromBody(undefined, parsed, provider))
-      default:
-        // An error body in-band (no type, a message); else `debug`, `citation-end` and events newer
-        // than this decoder: skipped, never fatal.
-        if (event.event === "error" || (parsed.type === undefined && typeof parsed.message === "string")) {
-          return emitter.fail(out, Errors.fromBody(undefined, parsed, provider))
-        }
-    }
-  }
-
-  // The finish comes only with `message-end`; without it the response is truncated, and
-  // `StreamChunk.ensureTerminal` says so.
-  const end = (_out: Out): void => {}
-
-  return { push, end }
 }

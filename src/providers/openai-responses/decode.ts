@@ -55,34 +55,163 @@ interface ItemState {
 }
 
 /** Creates a decoder for one response; `provider` names the host in chunks and errors. */
-export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.Event> => {
-  const provider = options.provider
+export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.Event> => new Decoder(options.provider)
 
+/**
+ * One response's state machine. A class, not closures made per response: its methods are the same
+ * functions for every response, so the code V8 optimizes for one response serves the next ones.
+ */
+class Decoder implements ChunkDecoder<Sse.Event> {
   // Metadata first and nothing after the terminal chunk; reasoning runs; usage snapshots.
-  const emitter = new Emitter(provider)
-  const reasoning = new Reasoning(emitter)
-  const usages = new UsageSnapshots(emitter)
-  const byIndex = new Map<number, ItemState>()
-  const byId = new Map<string, ItemState>()
-  const items: Array<ItemState> = []
-  const assembler = new ToolCall.Assembler()
-  let callCount = 0
-  let emittedToolCall = false
+  private readonly emitter: Emitter
+  private readonly reasoning: Reasoning
+  private readonly usages: UsageSnapshots
+  private readonly byIndex = new Map<number, ItemState>()
+  private readonly byId = new Map<string, ItemState>()
+  private readonly items: Array<ItemState> = []
+  private readonly assembler = new ToolCall.Assembler()
+  private callCount = 0
+  private emittedToolCall = false
   // The refusal streaming now, and whether one went out (the finish is then `content_filter`).
-  let refusal: Array<string> = []
-  let refused = false
-  const sources = new Set<string>()
+  private refusal: Array<string> = []
+  private refused = false
+  private readonly sources = new Set<string>()
 
-  const emit = (out: Out, chunk: StreamChunk.StreamChunk): void => emitter.emit(out, chunk)
+  constructor(private readonly provider: string) {
+    this.emitter = new Emitter(provider)
+    this.reasoning = new Reasoning(this.emitter)
+    this.usages = new UsageSnapshots(this.emitter)
+  }
+
+  // --- one event -------------------------------------------------------------------------------
+
+  push(sse: Sse.Event, out: Out): void {
+    const emitter = this.emitter
+    if (emitter.ended || sse.data === "") return
+    const parsed = Guards.parseObject<Events.EventFields>(sse.data)
+    if (parsed === undefined) {
+      // An `event: error` in plain text (a proxy's) is an error; broken JSON is a malformed stream.
+      const text = sse.event === "error" && !/^\s*[[{]/.test(sse.data)
+      return emitter.fail(
+        out,
+        text ? Errors.fromBody(undefined, sse.data, this.provider) : protocolError(this.provider, sse.data)
+      )
+    }
+    this.announceFrom(out, parsed)
+    // The payload's `type` names the event; a payload without one is named by the SSE event.
+    const type = typeof parsed.type === "string" ? parsed.type : sse.event
+    this.event(out, type, parsed, sse.event)
+  }
+
+  /** Without a terminal event the response is truncated: `StreamChunk.ensureTerminal` says so. */
+  end(_out: Out): void {}
+
+  private emit(out: Out, chunk: StreamChunk.StreamChunk): void {
+    this.emitter.emit(out, chunk)
+  }
+
+  private announceFrom(out: Out, e: Event): void {
+    if (this.emitter.announced || !Guards.isObject<Events.ResponseObject>(e.response)) return
+    const r = e.response
+    const id = Guards.isNonEmptyString(r.id) ? r.id : undefined
+    const model = Guards.isNonEmptyString(r.model) ? r.model : undefined
+    if (id === undefined && model === undefined) return
+    if (id !== undefined) this.assembler.idPrefix = id
+    this.emitter.announce(out, model, id)
+  }
+
+  /** One event of type `type`; `named` is the SSE event name (an `event: error` is an error body). */
+  private event(out: Out, type: string | undefined, e: Event, named: string | undefined): void {
+    switch (type) {
+      case "response.output_text.delta":
+        return this.text(out, e, "text", e.delta)
+      case "response.output_text.done":
+        return this.textDone(out, e, "text", e.text)
+      case "response.refusal.delta":
+        return this.text(out, e, "refusal", e.delta)
+      case "response.refusal.done":
+        this.textDone(out, e, "refusal", e.refusal)
+        return this.flushRefusal(out)
+      case "response.reasoning_summary_text.delta":
+      case "response.reasoning_text.delta":
+        if (typeof e.delta === "string") {
+          this.reasoningText(out, this.itemOf(e, "reasoning"), reasoningPart(type, e), e.delta)
+        }
+        return
+      case "response.reasoning_summary_text.done":
+      case "response.reasoning_text.done": {
+        const state = this.itemOf(e, "reasoning")
+        const whole = e.text
+        if (state.streamed?.has(reasoningPart(type, e)) !== true && typeof whole === "string") {
+          this.reasoningText(out, state, reasoningPart(type, e), whole)
+        }
+        return
+      }
+      case "response.function_call_arguments.delta":
+        if (Guards.isNonEmptyString(e.delta)) this.fragment(out, this.itemOf(e, "function_call"), e.delta)
+        return
+      case "response.function_call_arguments.done": {
+        const state = this.itemOf(e, "function_call")
+        if (!state.gotArguments && Guards.isNonEmptyString(e.arguments)) this.fragment(out, state, e.arguments)
+        return this.finishCall(out, state)
+      }
+      case "response.output_item.added":
+        if (Guards.isObject<Events.OutputItem>(e.item)) this.added(out, e, e.item)
+        return
+      case "response.output_item.done":
+        if (Guards.isObject<Events.OutputItem>(e.item)) this.done(out, e, e.item)
+        return
+      case "response.output_text.annotation.added":
+        return this.source(out, e.annotation)
+      case "response.image_generation_call.partial_image": {
+        const image = Tools.partialImage(e)
+        if (image !== undefined) this.emit(out, StreamChunk.contentPart(image, true))
+        return
+      }
+      case "response.completed":
+      case "response.incomplete":
+      case "response.failed":
+        return this.terminal(out, type, Guards.isObject<Events.ResponseObject>(e.response) ? e.response : undefined)
+      case "error":
+        return this.emitter.fail(out, Errors.fromBody(undefined, e, this.provider))
+      default:
+        // Events newer than this decoder are skipped, never fatal; but an `event: error` is an error.
+        if (named === "error") return this.emitter.fail(out, Errors.fromBody(undefined, e, this.provider))
+    }
+  }
+
+  private text(out: Out, e: Event, kind: "text" | "refusal", delta: unknown): void {
+    if (!Guards.isNonEmptyString(delta)) return
+    const state = this.itemOf(e, "message")
+    this.streamed(state, partKey(kind === "refusal" ? 1 : 0, e.content_index))
+    if (kind === "text") this.emit(out, StreamChunk.textDelta(delta))
+    else this.refusal.push(delta)
+  }
+
+  /** A `.done` whose part streamed no deltas: its whole text is the part. */
+  private textDone(out: Out, e: Event, kind: "text" | "refusal", whole: unknown): void {
+    const state = this.itemOf(e, "message")
+    if (state.streamed?.has(partKey(kind === "refusal" ? 1 : 0, e.content_index)) === true) return
+    this.text(out, e, kind, whole)
+  }
+
+  private source(out: Out, annotation: unknown): void {
+    const part = Tools.source(annotation)
+    if (part === undefined) return
+    const key = part.url ?? part.id ?? ""
+    if (this.sources.has(key)) return
+    this.sources.add(key)
+    this.emit(out, StreamChunk.contentPart(part))
+  }
 
   // --- output items ----------------------------------------------------------------------------
 
-  const newItem = (type: string, index: number | undefined, id: string | undefined): ItemState => {
+  private newItem(type: string, index: number | undefined, id: string | undefined): ItemState {
     const state: ItemState = {
       type,
       index,
       id,
-      start: reasoning.accumulated.length,
+      start: this.reasoning.accumulated.length,
       part: undefined,
       call: undefined,
       callId: undefined,
@@ -95,9 +224,9 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
       streamed: undefined,
       lastStreamed: undefined
     }
-    items.push(state)
-    if (index !== undefined) byIndex.set(index, state)
-    if (id !== undefined) byId.set(id, state)
+    this.items.push(state)
+    if (index !== undefined) this.byIndex.set(index, state)
+    if (id !== undefined) this.byId.set(id, state)
     return state
   }
 
@@ -105,7 +234,9 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
    * The item known by `index`, else by `id` (some servers send one on some events and the other on
    * others); the key that missed is registered on the item found, once, so later events find it.
    */
-  const lookup = (index: number | undefined, id: string | undefined): ItemState | undefined => {
+  private lookup(index: number | undefined, id: string | undefined): ItemState | undefined {
+    const byIndex = this.byIndex
+    const byId = this.byId
     let state = index !== undefined ? byIndex.get(index) : undefined
     if (state === undefined) {
       if (id === undefined) return undefined
@@ -125,25 +256,25 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
   }
 
   /** The item an event belongs to; one is created when an event names an item never announced. */
-  const itemOf = (e: Event, type: string, itemId: unknown = e.item_id): ItemState => {
+  private itemOf(e: Event, type: string, itemId: unknown = e.item_id): ItemState {
     const id = Guards.isNonEmptyString(itemId) ? itemId : undefined
     // An event naming no item at all belongs to one shared anonymous item.
     const index = ToolCall.isIndex(e.output_index) ? e.output_index : id === undefined ? -1 : undefined
-    return lookup(index, id) ?? newItem(type, index, id)
+    return this.lookup(index, id) ?? this.newItem(type, index, id)
   }
 
-  const added = (out: Out, e: Event, item: Item): void => {
+  private added(out: Out, e: Event, item: Item): void {
     const type = typeof item.type === "string" ? item.type : ""
     const index = ToolCall.isIndex(e.output_index) ? e.output_index : undefined
     const id = Guards.isNonEmptyString(item.id) ? item.id : undefined
     // An item announced twice (a proxy repeating the event) is still one item: one call, not two.
-    const known = lookup(index, id)
+    const known = this.lookup(index, id)
     if (known !== undefined && known.type === type) return
     // Reasoning items do not overlap: one never closed ends where the next begins.
-    if (type === "reasoning") reasoning.close(out)
-    const state = newItem(type, index, id)
+    if (type === "reasoning") this.reasoning.close(out)
+    const state = this.newItem(type, index, id)
     if (type === "function_call") {
-      callFor(state, item)
+      this.callFor(state, item)
       // Some servers send whole calls: arguments on the item itself. Others send them here and
       // stream them again, so they wait for the end of the call, used only if nothing else came.
       if (Guards.isNonEmptyString(item.arguments)) state.addedArguments = item.arguments
@@ -154,53 +285,55 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
     }
   }
 
-  const done = (out: Out, e: Event, item: Item): void => {
+  private done(out: Out, e: Event, item: Item): void {
     const type = typeof item.type === "string" ? item.type : ""
-    const state = itemOf(e, type, item.id)
+    const state = this.itemOf(e, type, item.id)
     switch (type) {
       case "reasoning":
-        return closeReasoning(out, state, item)
+        return this.closeReasoning(out, state, item)
       case "function_call":
-        callFor(state, item)
-        if (!state.gotArguments && Guards.isNonEmptyString(item.arguments)) fragment(out, state, item.arguments)
-        return finishCall(out, state)
+        this.callFor(state, item)
+        if (!state.gotArguments && Guards.isNonEmptyString(item.arguments)) this.fragment(out, state, item.arguments)
+        return this.finishCall(out, state)
       case "image_generation_call": {
         const image = Tools.image(item)
-        if (image !== undefined) emit(out, StreamChunk.contentPart(image))
+        if (image !== undefined) this.emit(out, StreamChunk.contentPart(image))
         return
       }
       default:
-        for (const part of Tools.parts(item)) emit(out, StreamChunk.contentPart(part))
+        for (const part of Tools.parts(item)) this.emit(out, StreamChunk.contentPart(part))
     }
   }
 
   // --- reasoning -------------------------------------------------------------------------------
 
   /** Notes that a part streamed a delta; the set is touched only when the part changes. */
-  const streamed = (state: ItemState, part: number): void => {
+  private streamed(state: ItemState, part: number): void {
     if (state.lastStreamed === part) return
     state.lastStreamed = part
     ;(state.streamed ??= new Set()).add(part)
   }
 
-  const reasoningText = (out: Out, state: ItemState, part: number, delta: string): void => {
+  private reasoningText(out: Out, state: ItemState, part: number, delta: string): void {
     if (delta === "") return
+    const reasoning = this.reasoning
     // A new summary part of the same item: a paragraph break, so the parts do not run together.
     if (state.part !== undefined && state.part !== part && reasoning.accumulated.length > state.start) {
       reasoning.delta(out, "\n\n")
     }
     state.part = part
-    streamed(state, part)
+    this.streamed(state, part)
     reasoning.delta(out, delta)
   }
 
-  const closeReasoning = (out: Out, state: ItemState, item: Item | undefined): void => {
+  private closeReasoning(out: Out, state: ItemState, item: Item | undefined): void {
     if (state.finished) return
     state.finished = true
+    const reasoning = this.reasoning
     // A server that sends the reasoning only on the finished item still has it read.
     if (reasoning.accumulated.length === state.start && item !== undefined) {
       const texts = [...textsOf(item.summary, "summary_text"), ...textsOf(item.content, "")]
-      texts.forEach((text, i) => reasoningText(out, state, i, text))
+      texts.forEach((text, i) => this.reasoningText(out, state, i, text))
     }
     // The finished item's blob (it differs from the one on `added`) goes back next turn, under its
     // id; without a finished one, the blob `added` carried.
@@ -216,100 +349,105 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
 
   // --- function calls --------------------------------------------------------------------------
 
-  const callFor = (state: ItemState, item: Item | undefined): number => {
-    if (state.call === undefined) state.call = callCount++
+  private callFor(state: ItemState, item: Item | undefined): number {
+    if (state.call === undefined) state.call = this.callCount++
     const id = Guards.isNonEmptyString(item?.call_id) ? item.call_id : undefined
     if (state.callId === undefined) state.callId = id
     const name = Guards.isNonEmptyString(item?.name) ? item.name : undefined
-    assembler.add(state.call, "", id, name)
+    this.assembler.add(state.call, "", id, name)
     return state.call
   }
 
-  const fragment = (out: Out, state: ItemState, args: string): void => {
-    const index = callFor(state, undefined)
+  private fragment(out: Out, state: ItemState, args: string): void {
+    const index = this.callFor(state, undefined)
     state.gotArguments = true
-    assembler.add(index, args)
-    announce(out, state, index, args)
+    this.assembler.add(index, args)
+    this.announce(out, state, index, args)
   }
 
   /** The first emitted fragment carries id and name; fragments before the name wait for it. */
-  const announce = (out: Out, state: ItemState, index: number, args: string): void => {
+  private announce(out: Out, state: ItemState, index: number, args: string): void {
     if (state.announced) {
-      if (args !== "") emit(out, StreamChunk.toolCallDelta(index, args))
+      if (args !== "") this.emit(out, StreamChunk.toolCallDelta(index, args))
       return
     }
-    const name = assembler.nameOf(index)
-    const first = assembler.rawArguments(index)
+    const name = this.assembler.nameOf(index)
+    const first = this.assembler.rawArguments(index)
     if (name === undefined || first === "") return
     state.announced = true
-    emit(out, StreamChunk.toolCallDelta(index, first, { id: idOf(state, index), name }))
+    this.emit(out, StreamChunk.toolCallDelta(index, first, { id: this.idOf(state, index), name }))
   }
 
   /** The call's `call_id`, or a stable synthesized one, given to the assembler so both agree. */
-  const idOf = (state: ItemState, index: number): string => {
+  private idOf(state: ItemState, index: number): string {
     if (state.callId === undefined) {
-      state.callId = ToolCall.synthesizeId(index, assembler.idPrefix)
-      assembler.add(index, "", state.callId)
+      state.callId = ToolCall.synthesizeId(index, this.assembler.idPrefix)
+      this.assembler.add(index, "", state.callId)
     }
     return state.callId
   }
 
-  const finishCall = (out: Out, state: ItemState): void => {
+  private finishCall(out: Out, state: ItemState): void {
     if (state.call === undefined || state.finished) return
-    if (!state.gotArguments && state.addedArguments !== undefined) fragment(out, state, state.addedArguments)
+    if (!state.gotArguments && state.addedArguments !== undefined) this.fragment(out, state, state.addedArguments)
     state.finished = true
-    if (!state.announced) announce(out, state, state.call, "")
-    const call = assembler.finish(state.call)
+    if (!state.announced) this.announce(out, state, state.call, "")
+    const call = this.assembler.finish(state.call)
     if (call === undefined) return
     if (call.name === "") {
-      return emitter.fail(
+      return this.emitter.fail(
         out,
         LlmError.info({
           code: "protocol",
           message: "A function call ended without a name",
-          provider,
+          provider: this.provider,
           details: { index: call.index, id: call.id, rawArguments: call.rawArguments }
         })
       )
     }
-    emittedToolCall = true
-    emit(out, StreamChunk.toolCall(call))
+    this.emittedToolCall = true
+    this.emit(out, StreamChunk.toolCall(call))
   }
 
   // --- the end ---------------------------------------------------------------------------------
 
   /** Emits the refusal streamed so far as one part (at its `.done`, or at the end without one). */
-  const flushRefusal = (out: Out): void => {
-    if (refusal.length === 0) return
-    const part: ContentPart.ContentPart = { type: "refusal", text: refusal.join("") }
-    refusal = []
-    refused = true
-    emit(out, StreamChunk.contentPart(part))
+  private flushRefusal(out: Out): void {
+    if (this.refusal.length === 0) return
+    const part: ContentPart.ContentPart = { type: "refusal", text: this.refusal.join("") }
+    this.refusal = []
+    this.refused = true
+    this.emit(out, StreamChunk.contentPart(part))
   }
 
   /** Closes what is still open at a terminal event, then emits usage and the cache counts. */
-  const wrapUp = (out: Out, response: Guards.Unchecked<Events.ResponseObject> | undefined): void => {
-    for (const state of items) {
-      if (state.type === "reasoning") closeReasoning(out, state, undefined)
-      else if (state.call !== undefined) finishCall(out, state)
-      if (emitter.ended) return
+  private wrapUp(out: Out, response: Guards.Unchecked<Events.ResponseObject> | undefined): void {
+    for (const state of this.items) {
+      if (state.type === "reasoning") this.closeReasoning(out, state, undefined)
+      else if (state.call !== undefined) this.finishCall(out, state)
+      if (this.emitter.ended) return
     }
-    flushRefusal(out)
+    this.flushRefusal(out)
     const usage = Events.usage(response?.usage)
-    if (usage !== undefined) usages.push(out, usage, response?.usage)
-    usages.cache(out)
+    if (usage !== undefined) this.usages.push(out, usage, response?.usage)
+    this.usages.cache(out)
   }
 
-  const terminal = (out: Out, type: Events.Terminal, response: Guards.Unchecked<Events.ResponseObject> | undefined) => {
-    wrapUp(out, response)
+  private terminal(
+    out: Out,
+    type: Events.Terminal,
+    response: Guards.Unchecked<Events.ResponseObject> | undefined
+  ): void {
+    const emitter = this.emitter
+    this.wrapUp(out, response)
     if (emitter.ended) return
     if (type === "response.failed") {
       const error = Guards.isObject<{ code: string; message: string }>(response?.error) ? response.error : undefined
       return emitter.fail(
         out,
         error === undefined
-          ? LlmError.info({ code: "server", message: "The response failed", provider })
-          : Errors.fromBody(undefined, { error }, provider)
+          ? LlmError.info({ code: "server", message: "The response failed", provider: this.provider })
+          : Errors.fromBody(undefined, { error }, this.provider)
       )
     }
     const status = Guards.isNonEmptyString(response?.status) ? response.status : "completed"
@@ -322,126 +460,10 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
       raw = Guards.isNonEmptyString(details?.reason) ? details.reason : "incomplete"
       reason = details?.reason === undefined ? "length" : StreamChunk.normalizeFinishReason(raw)
     }
-    if (refused) reason = "content_filter"
-    else if (emittedToolCall && reason === "stop") reason = "tool_calls"
+    if (this.refused) reason = "content_filter"
+    else if (this.emittedToolCall && reason === "stop") reason = "tool_calls"
     emitter.finish(out, reason, raw)
   }
-
-  // --- one event -------------------------------------------------------------------------------
-
-  const text = (out: Out, e: Event, kind: "text" | "refusal", delta: unknown): void => {
-    if (!Guards.isNonEmptyString(delta)) return
-    const state = itemOf(e, "message")
-    streamed(state, partKey(kind === "refusal" ? 1 : 0, e.content_index))
-    if (kind === "text") emit(out, StreamChunk.textDelta(delta))
-    else refusal.push(delta)
-  }
-
-  /** A `.done` whose part streamed no deltas: its whole text is the part. */
-  const textDone = (out: Out, e: Event, kind: "text" | "refusal", whole: unknown): void => {
-    const state = itemOf(e, "message")
-    if (state.streamed?.has(partKey(kind === "refusal" ? 1 : 0, e.content_index)) === true) return
-    text(out, e, kind, whole)
-  }
-
-  const source = (out: Out, annotation: unknown): void => {
-    const part = Tools.source(annotation)
-    if (part === undefined) return
-    const key = part.url ?? part.id ?? ""
-    if (sources.has(key)) return
-    sources.add(key)
-    emit(out, StreamChunk.contentPart(part))
-  }
-
-  /** One event of type `type`; `named` is the SSE event name (an `event: error` is an error body). */
-  const event = (out: Out, type: string | undefined, e: Event, named: string | undefined): void => {
-    switch (type) {
-      case "response.output_text.delta":
-        return text(out, e, "text", e.delta)
-      case "response.output_text.done":
-        return textDone(out, e, "text", e.text)
-      case "response.refusal.delta":
-        return text(out, e, "refusal", e.delta)
-      case "response.refusal.done":
-        textDone(out, e, "refusal", e.refusal)
-        return flushRefusal(out)
-      case "response.reasoning_summary_text.delta":
-      case "response.reasoning_text.delta":
-        if (typeof e.delta === "string") reasoningText(out, itemOf(e, "reasoning"), reasoningPart(type, e), e.delta)
-        return
-      case "response.reasoning_summary_text.done":
-      case "response.reasoning_text.done": {
-        const state = itemOf(e, "reasoning")
-        const whole = e.text
-        if (state.streamed?.has(reasoningPart(type, e)) !== true && typeof whole === "string") {
-          reasoningText(out, state, reasoningPart(type, e), whole)
-        }
-        return
-      }
-      case "response.function_call_arguments.delta":
-        if (Guards.isNonEmptyString(e.delta)) fragment(out, itemOf(e, "function_call"), e.delta)
-        return
-      case "response.function_call_arguments.done": {
-        const state = itemOf(e, "function_call")
-        if (!state.gotArguments && Guards.isNonEmptyString(e.arguments)) fragment(out, state, e.arguments)
-        return finishCall(out, state)
-      }
-      case "response.output_item.added":
-        if (Guards.isObject<Events.OutputItem>(e.item)) added(out, e, e.item)
-        return
-      case "response.output_item.done":
-        if (Guards.isObject<Events.OutputItem>(e.item)) done(out, e, e.item)
-        return
-      case "response.output_text.annotation.added":
-        return source(out, e.annotation)
-      case "response.image_generation_call.partial_image": {
-        const image = Tools.partialImage(e)
-        if (image !== undefined) emit(out, StreamChunk.contentPart(image, true))
-        return
-      }
-      case "response.completed":
-      case "response.incomplete":
-      case "response.failed":
-        return terminal(out, type, Guards.isObject<Events.ResponseObject>(e.response) ? e.response : undefined)
-      case "error":
-        return emitter.fail(out, Errors.fromBody(undefined, e, provider))
-      default:
-        // Events newer than this decoder are skipped, never fatal; but an `event: error` is an error.
-        if (named === "error") return emitter.fail(out, Errors.fromBody(undefined, e, provider))
-    }
-  }
-
-  const announceFrom = (out: Out, e: Event): void => {
-    if (emitter.announced || !Guards.isObject<Events.ResponseObject>(e.response)) return
-    const r = e.response
-    const id = Guards.isNonEmptyString(r.id) ? r.id : undefined
-    const model = Guards.isNonEmptyString(r.model) ? r.model : undefined
-    if (id === undefined && model === undefined) return
-    if (id !== undefined) assembler.idPrefix = id
-    emitter.announce(out, model, id)
-  }
-
-  const push = (sse: Sse.Event, out: Out): void => {
-    if (emitter.ended || sse.data === "") return
-    const parsed = Guards.parseObject<Events.EventFields>(sse.data)
-    if (parsed === undefined) {
-      // An `event: error` in plain text (a proxy's) is an error; broken JSON is a malformed stream.
-      const text = sse.event === "error" && !/^\s*[[{]/.test(sse.data)
-      return emitter.fail(
-        out,
-        text ? Errors.fromBody(undefined, sse.data, provider) : protocolError(provider, sse.data)
-      )
-    }
-    announceFrom(out, parsed)
-    // The payload's `type` names the event; a payload without one is named by the SSE event.
-    const type = typeof parsed.type === "string" ? parsed.type : sse.event
-    event(out, type, parsed, sse.event)
-  }
-
-  // Without a terminal event the response is truncated: `StreamChunk.ensureTerminal` says so.
-  const end = (_out: Out): void => {}
-
-  return { push, end }
 }
 
 /**
