@@ -103,58 +103,179 @@ interface OpenCall {
 }
 
 /** Creates a decoder for one response; `provider` names the host in chunks and errors. */
-export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.Event> => {
-  const provider = options.provider
-  const emitter = new Emitter(provider)
-  const reasoning = new Reasoning(emitter)
-  const usages = new UsageSnapshots(emitter)
+export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.Event> => new Decoder(options.provider)
 
-  let responseId: string | undefined
+/**
+ * One response's state machine. A class, not closures made per response: its methods are the same
+ * functions for every response, so the code V8 optimizes for one response serves the next ones.
+ */
+class Decoder implements ChunkDecoder<Sse.Event> {
+  private readonly emitter: Emitter
+  private readonly reasoning: Reasoning
+  private readonly usages: UsageSnapshots
+
+  private responseId: string | undefined = undefined
   /** What names this response's synthesized ids: `responseId`, else the digits of Vertex's `createTime`. */
-  let idPrefix: string | undefined
-  let calls = 0
-  let open: OpenCall | undefined
-  let runSigned = false
-  let rawFinish: string | undefined
-  let blocked = false
-  let sentCacheRead = 0
-  const sources = new Set<string>()
+  private idPrefix: string | undefined = undefined
+  private calls = 0
+  private open: OpenCall | undefined = undefined
+  private runSigned = false
+  private rawFinish: string | undefined = undefined
+  private blocked = false
+  private sentCacheRead = 0
+  private readonly sources = new Set<string>()
   /** Provider-run tool blocks so far, the last code run and the last server tool call waiting for results. */
-  let serverTools = 0
-  let lastCode: string | undefined
-  let lastServer: { readonly id: string; readonly name: string } | undefined
-  const searches = new Set<string>()
+  private serverTools = 0
+  private lastCode: string | undefined = undefined
+  private lastServer: { readonly id: string; readonly name: string } | undefined = undefined
+  private readonly searches = new Set<string>()
+
+  constructor(private readonly provider: string) {
+    this.emitter = new Emitter(provider)
+    this.reasoning = new Reasoning(this.emitter)
+    this.usages = new UsageSnapshots(this.emitter)
+  }
+
+  // --- one event -------------------------------------------------------------------------------
+
+  push(event: Sse.Event, out: Out): void {
+    const emitter = this.emitter
+    if (emitter.ended) return
+    const data = event.data
+    if (data.trim() === "") return
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(data)
+    } catch {
+      return emitter.fail(out, protocolError(this.provider, data))
+    }
+    // `[{…}, {…}]`: the shape of the endpoint without `alt=sse`, from a proxy that answers with it:
+    // each element is an event.
+    if (Guards.isArray(parsed)) {
+      if (parsed.length === 0 || !parsed.every(Guards.isObject)) {
+        return emitter.fail(out, protocolError(this.provider, data))
+      }
+      for (const element of parsed) {
+        this.response(out, element, data)
+        if (emitter.ended) return
+      }
+      return
+    }
+    this.response(out, parsed, data)
+  }
+
+  end(out: Out): void {
+    const rawFinish = this.rawFinish
+    if (this.emitter.ended || rawFinish === undefined) return
+    this.otherOutput(out)
+    this.emitter.finish(out, this.blocked ? "content_filter" : finishReason(rawFinish, this.calls > 0), rawFinish)
+  }
+
+  /** One `GenerateContentResponse` (or `{"error": …}`). */
+  private response(out: Out, parsed: unknown, data: string): void {
+    const emitter = this.emitter
+    if (!Guards.isObject<Events.StreamEvent>(parsed)) return emitter.fail(out, protocolError(this.provider, data))
+    if (parsed.error !== undefined && parsed.error !== null) {
+      return emitter.fail(out, Errors.fromBody(undefined, parsed, this.provider))
+    }
+    if (this.responseId === undefined && Guards.isNonEmptyString(parsed.responseId)) {
+      this.responseId = parsed.responseId
+    }
+    if (this.idPrefix === undefined) {
+      // Without either, ids would be `call_<n>` in every turn of a conversation.
+      const stamp = typeof parsed.createTime === "string" ? parsed.createTime.replace(/\D/g, "").slice(0, 32) : ""
+      this.idPrefix = this.responseId ?? (stamp !== "" ? stamp : undefined)
+    }
+    emitter.announce(
+      out,
+      Guards.isNonEmptyString(parsed.modelVersion) ? parsed.modelVersion : undefined,
+      this.responseId
+    )
+    const first = Guards.isArray(parsed.candidates) ? parsed.candidates[0] : undefined
+    if (Guards.isObject<Events.Candidate>(first)) this.candidate(out, first)
+    if (Guards.isObject<Events.PromptFeedback>(parsed.promptFeedback) && this.rawFinish === undefined) {
+      // The prompt was refused (whatever the reason, even OTHER): no candidate will come.
+      const block = parsed.promptFeedback.blockReason
+      if (Guards.isNonEmptyString(block)) {
+        this.rawFinish = block
+        this.blocked = true
+      }
+    }
+    if (Guards.isObject<Events.UsageMetadata>(parsed.usageMetadata)) this.usage(out, parsed.usageMetadata)
+  }
+
+  private candidate(out: Out, c: Guards.Unchecked<Events.Candidate>): void {
+    const content = Guards.isObject<{ parts: unknown }>(c.content) ? c.content : undefined
+    if (Guards.isArray(content?.parts)) {
+      for (const p of content.parts) if (Guards.isObject<Events.Part>(p)) this.part(out, p)
+    }
+    const citations = Guards.isObject<{ citations: unknown }>(c.citationMetadata)
+      ? c.citationMetadata.citations
+      : undefined
+    if (Guards.isArray(citations)) {
+      for (const cite of citations) {
+        if (Guards.isObject<Events.Citation>(cite)) this.source(out, cite.uri, cite.title, cite)
+      }
+    }
+    const grounding = Guards.isObject<Events.GroundingMetadata>(c.groundingMetadata) ? c.groundingMetadata : undefined
+    if (grounding !== undefined) this.search(out, grounding)
+    if (Guards.isArray(grounding?.groundingChunks)) {
+      for (const g of grounding.groundingChunks) {
+        if (!Guards.isObject<Events.GroundingChunk>(g)) continue
+        const page = Guards.isObject<{ uri: string; title: string }>(g.web)
+          ? g.web
+          : Guards.isObject<{ uri: string; title: string }>(g.retrievedContext)
+          ? g.retrievedContext
+          : undefined
+        if (page !== undefined) this.source(out, page.uri, page.title, g)
+      }
+    }
+    const urlContext = Guards.isObject<{ urlMetadata: unknown }>(c.urlContextMetadata)
+      ? c.urlContextMetadata.urlMetadata
+      : undefined
+    if (Guards.isArray(urlContext)) {
+      for (const u of urlContext) {
+        if (Guards.isObject<Events.UrlMetadata>(u)) this.source(out, u.retrievedUrl, undefined, u)
+      }
+    }
+    if (Guards.isNonEmptyString(c.finishReason)) {
+      // The answer is complete: close what is open now; the finish waits for the body's end.
+      this.rawFinish = c.finishReason
+      this.otherOutput(out)
+    }
+  }
 
   // --- reasoning and text ----------------------------------------------------------------------
 
-  const closeReasoning = (out: Out): void => {
-    runSigned = false
-    reasoning.close(out)
+  private closeReasoning(out: Out): void {
+    this.runSigned = false
+    this.reasoning.close(out)
   }
 
   /** Other output begins: the thought run and any streaming call are over. */
-  const otherOutput = (out: Out): void => {
-    closeReasoning(out)
-    finishOpen(out)
+  private otherOutput(out: Out): void {
+    this.closeReasoning(out)
+    this.finishOpen(out)
   }
 
-  const part = (out: Out, p: Guards.Unchecked<Events.Part>): void => {
+  private part(out: Out, p: Guards.Unchecked<Events.Part>): void {
+    const reasoning = this.reasoning
     const signature = Guards.isNonEmptyString(p.thoughtSignature) ? p.thoughtSignature : undefined
-    if (Guards.isObject<Events.FunctionCall>(p.functionCall)) return functionCall(out, p.functionCall, signature)
+    if (Guards.isObject<Events.FunctionCall>(p.functionCall)) return this.functionCall(out, p.functionCall, signature)
     if (typeof p.text === "string") {
       if (p.thought === true) {
-        finishOpen(out)
+        this.finishOpen(out)
         // A run holds one signature: a second one starts a run of its own.
-        if (signature !== undefined && runSigned) closeReasoning(out)
+        if (signature !== undefined && this.runSigned) this.closeReasoning(out)
         if (p.text !== "") reasoning.delta(out, p.text)
         if (signature !== undefined) {
           reasoning.sign(signature)
-          runSigned = true
+          this.runSigned = true
         }
         return
       }
-      if (p.text !== "" || signature !== undefined) otherOutput(out)
-      if (p.text !== "") emitter.emit(out, StreamChunk.textDelta(p.text))
+      if (p.text !== "" || signature !== undefined) this.otherOutput(out)
+      if (p.text !== "") this.emitter.emit(out, StreamChunk.textDelta(p.text))
       if (signature !== undefined) {
         // The signature of a text part: a reasoning block of no text, sent back on a text part.
         reasoning.sign(signature)
@@ -164,34 +285,34 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
     }
     const meta = partMetadata(signature, p.thought === true)
     if (Guards.isObject<{ mimeType: string; data: string }>(p.inlineData)) {
-      return media(out, p.inlineData.mimeType, { data: p.inlineData.data }, meta)
+      return this.media(out, p.inlineData.mimeType, { data: p.inlineData.data }, meta)
     }
     if (Guards.isObject<{ mimeType: string; fileUri: string }>(p.fileData)) {
-      return media(out, p.fileData.mimeType, { url: p.fileData.fileUri }, meta)
+      return this.media(out, p.fileData.mimeType, { url: p.fileData.fileUri }, meta)
     }
-    if (p.executableCode !== undefined) return codeCall(out, p.executableCode, meta)
-    if (p.codeExecutionResult !== undefined) return codeResult(out, p.codeExecutionResult, meta)
-    if (Guards.isObject<Events.ServerTool>(p.toolCall)) return serverCall(out, p.toolCall, meta)
-    if (Guards.isObject<Events.ServerTool>(p.toolResponse)) return serverResult(out, p.toolResponse, meta)
+    if (p.executableCode !== undefined) return this.codeCall(out, p.executableCode, meta)
+    if (p.codeExecutionResult !== undefined) return this.codeResult(out, p.codeExecutionResult, meta)
+    if (Guards.isObject<Events.ServerTool>(p.toolCall)) return this.serverCall(out, p.toolCall, meta)
+    if (Guards.isObject<Events.ServerTool>(p.toolResponse)) return this.serverResult(out, p.toolResponse, meta)
     if (signature !== undefined) {
       // A signature on a part of a kind unknown here: kept, as on a text part, so it goes back.
-      otherOutput(out)
+      this.otherOutput(out)
       reasoning.sign(signature)
       reasoning.close(out)
     }
   }
 
   /** Generated media: an image part for `image/*`, else a file part; by bytes or by URI. */
-  const media = (
+  private media(
     out: Out,
     mimeType: unknown,
     source: { readonly data?: unknown; readonly url?: unknown },
     meta: ProviderMetadata | undefined
-  ): void => {
+  ): void {
     const data = typeof source.data === "string" ? { data: source.data } : undefined
     const url = Guards.isNonEmptyString(source.url) ? { url: source.url } : undefined
     if (data === undefined && url === undefined) return
-    otherOutput(out)
+    this.otherOutput(out)
     const mediaType = Guards.isNonEmptyString(mimeType) ? mimeType : undefined
     const item: ContentPart.ContentPart = {
       type: mediaType?.startsWith("image/") === true ? "image" : "file",
@@ -200,28 +321,28 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
       ...data,
       ...metadataOf(meta)
     }
-    emitter.emit(out, StreamChunk.contentPart(item))
+    this.emitter.emit(out, StreamChunk.contentPart(item))
   }
 
   // --- tools Google runs itself ----------------------------------------------------------------
 
   /** The id of a provider-run tool block: its own, else `<responseId>_tool_<n>` (stable per response). */
-  const serverId = (id: unknown): string => {
+  private serverId(id: unknown): string {
     if (Guards.isNonEmptyString(id)) return id
-    const n = serverTools++
-    return idPrefix === undefined ? `tool_${n}` : `${idPrefix}_tool_${n}`
+    const n = this.serverTools++
+    return this.idPrefix === undefined ? `tool_${n}` : `${this.idPrefix}_tool_${n}`
   }
 
-  const providerTool = (out: Out, part: ContentPart.ContentPart): void => {
-    otherOutput(out)
-    emitter.emit(out, StreamChunk.contentPart(part))
+  private providerTool(out: Out, part: ContentPart.ContentPart): void {
+    this.otherOutput(out)
+    this.emitter.emit(out, StreamChunk.contentPart(part))
   }
 
   /** `executableCode`: the code Google is about to run, as a `code_execution` call. */
-  const codeCall = (out: Out, code: unknown, meta: ProviderMetadata | undefined): void => {
-    const id = serverId(Guards.isObject<{ id: string }>(code) ? code.id : undefined)
-    lastCode = id
-    providerTool(out, {
+  private codeCall(out: Out, code: unknown, meta: ProviderMetadata | undefined): void {
+    const id = this.serverId(Guards.isObject<{ id: string }>(code) ? code.id : undefined)
+    this.lastCode = id
+    this.providerTool(out, {
       type: "provider-tool",
       kind: "call",
       id,
@@ -232,12 +353,12 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
   }
 
   /** `codeExecutionResult`: answers its own id, else the last code run. */
-  const codeResult = (out: Out, result: unknown, meta: ProviderMetadata | undefined): void => {
+  private codeResult(out: Out, result: unknown, meta: ProviderMetadata | undefined): void {
     const r = Guards.isObject<{ id: string; outcome: string }>(result) ? result : undefined
-    const id = Guards.isNonEmptyString(r?.id) ? r.id : lastCode ?? serverId(undefined)
-    lastCode = undefined
+    const id = Guards.isNonEmptyString(r?.id) ? r.id : this.lastCode ?? this.serverId(undefined)
+    this.lastCode = undefined
     const failed = typeof r?.outcome === "string" && r.outcome !== "OUTCOME_OK"
-    providerTool(out, {
+    this.providerTool(out, {
       type: "provider-tool",
       kind: "result",
       id,
@@ -249,85 +370,88 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
   }
 
   /** A `toolCall` part: a Google-run tool (search, URL context …) named by its `toolType`. */
-  const serverCall = (out: Out, call: Guards.Unchecked<Events.ServerTool>, meta: ProviderMetadata | undefined) => {
-    const id = serverId(call.id)
+  private serverCall(out: Out, call: Guards.Unchecked<Events.ServerTool>, meta: ProviderMetadata | undefined): void {
+    const id = this.serverId(call.id)
     const name = Guards.isNonEmptyString(call.toolType) ? call.toolType : "server_tool"
-    lastServer = { id, name }
+    this.lastServer = { id, name }
     const input = call.args === undefined ? {} : keep(call.args)
-    providerTool(out, { type: "provider-tool", kind: "call", id, name, input, ...metadataOf(meta) })
+    this.providerTool(out, { type: "provider-tool", kind: "call", id, name, input, ...metadataOf(meta) })
   }
 
   /** A `toolResponse` part: answers its own id, else the last `toolCall`. */
-  const serverResult = (out: Out, r: Guards.Unchecked<Events.ServerTool>, meta: ProviderMetadata | undefined) => {
-    const id = Guards.isNonEmptyString(r.id) ? r.id : lastServer?.id ?? serverId(undefined)
-    const name = Guards.isNonEmptyString(r.toolType) ? r.toolType : lastServer?.name ?? "server_tool"
-    lastServer = undefined
+  private serverResult(out: Out, r: Guards.Unchecked<Events.ServerTool>, meta: ProviderMetadata | undefined): void {
+    const id = Guards.isNonEmptyString(r.id) ? r.id : this.lastServer?.id ?? this.serverId(undefined)
+    const name = Guards.isNonEmptyString(r.toolType) ? r.toolType : this.lastServer?.name ?? "server_tool"
+    this.lastServer = undefined
     const output = r.response === undefined ? {} : keep(r.response)
-    providerTool(out, { type: "provider-tool", kind: "result", id, name, output, ...metadataOf(meta) })
+    this.providerTool(out, { type: "provider-tool", kind: "result", id, name, output, ...metadataOf(meta) })
   }
 
   // --- function calls --------------------------------------------------------------------------
 
-  const idFor = (index: number, id: unknown): string =>
-    Guards.isNonEmptyString(id) ? id : ToolCall.synthesizeId(index, idPrefix)
+  private idFor(index: number, id: unknown): string {
+    return Guards.isNonEmptyString(id) ? id : ToolCall.synthesizeId(index, this.idPrefix)
+  }
 
-  const functionCall = (out: Out, fc: Guards.Unchecked<Events.FunctionCall>, signature: string | undefined) => {
-    closeReasoning(out)
+  private functionCall(out: Out, fc: Guards.Unchecked<Events.FunctionCall>, signature: string | undefined): void {
+    this.closeReasoning(out)
     const name = Guards.isNonEmptyString(fc.name) ? fc.name : undefined
     const partial = Guards.isArray(fc.partialArgs) ? fc.partialArgs : undefined
     const continues = fc.willContinue === true
     if ((fc.args !== undefined && fc.args !== null) || (name !== undefined && !continues && partial === undefined)) {
       // A whole call (the usual Gemini API shape): arguments as an object, in one part.
-      finishOpen(out)
-      return wholeCall(out, fc, name ?? "", signature)
+      this.finishOpen(out)
+      return this.wholeCall(out, fc, name ?? "", signature)
     }
     if (name !== undefined) {
       // `{name, willContinue}` opens a streamed call; an open one is over.
-      finishOpen(out)
-      const index = calls++
-      open = { index, id: idFor(index, fc.id), name, signature, args: new PartialArgs(), announced: false }
+      this.finishOpen(out)
+      const index = this.calls++
+      this.open = { index, id: this.idFor(index, fc.id), name, signature, args: new PartialArgs(), announced: false }
     }
     if (partial !== undefined) {
+      let open = this.open
       if (open === undefined) {
-        const index = calls++
-        open = { index, id: idFor(index, fc.id), name: "", signature, args: new PartialArgs(), announced: false }
+        const index = this.calls++
+        open = { index, id: this.idFor(index, fc.id), name: "", signature, args: new PartialArgs(), announced: false }
+        this.open = open
       }
       let fragment = ""
       for (const arg of partial) if (Guards.isObject<Events.PartialArg>(arg)) fragment += open.args.push(arg)
-      if (fragment !== "") argumentsFragment(out, open, fragment)
+      if (fragment !== "") this.argumentsFragment(out, open, fragment)
     }
     // The terminating `{}`, or a last `partialArgs` part without `willContinue`, ends the call.
-    if (!continues) finishOpen(out)
+    if (!continues) this.finishOpen(out)
   }
 
-  const wholeCall = (
+  private wholeCall(
     out: Out,
     fc: Guards.Unchecked<Events.FunctionCall>,
     name: string,
     signature: string | undefined
-  ): void => {
-    const index = calls++
-    const id = idFor(index, fc.id)
+  ): void {
+    const index = this.calls++
+    const id = this.idFor(index, fc.id)
     const raw = fc.args === undefined || fc.args === null ? "{}" : Json.stringify(fc.args)
-    emitter.emit(out, StreamChunk.toolCallDelta(index, raw, { id, name }))
+    this.emitter.emit(out, StreamChunk.toolCallDelta(index, raw, { id, name }))
     const call = ToolCall.make({ index, id, name, rawArguments: raw })
-    emitter.emit(out, StreamChunk.toolCall(signature === undefined ? call : { ...call, signature }))
+    this.emitter.emit(out, StreamChunk.toolCall(signature === undefined ? call : { ...call, signature }))
   }
 
-  const argumentsFragment = (out: Out, call: OpenCall, fragment: string): void => {
-    if (call.announced) return emitter.emit(out, StreamChunk.toolCallDelta(call.index, fragment))
+  private argumentsFragment(out: Out, call: OpenCall, fragment: string): void {
+    if (call.announced) return this.emitter.emit(out, StreamChunk.toolCallDelta(call.index, fragment))
     call.announced = true
-    emitter.emit(out, StreamChunk.toolCallDelta(call.index, fragment, { id: call.id, name: call.name }))
+    this.emitter.emit(out, StreamChunk.toolCallDelta(call.index, fragment, { id: call.id, name: call.name }))
   }
 
-  const finishOpen = (out: Out): void => {
-    const call = open
+  private finishOpen(out: Out): void {
+    const call = this.open
     if (call === undefined) return
-    open = undefined
+    this.open = undefined
     const closing = call.args.close()
-    if (closing !== "") argumentsFragment(out, call, closing)
+    if (closing !== "") this.argumentsFragment(out, call, closing)
     const finished = ToolCall.make({ index: call.index, id: call.id, name: call.name, rawArguments: call.args.raw() })
-    emitter.emit(
+    this.emitter.emit(
       out,
       StreamChunk.toolCall(call.signature === undefined ? finished : { ...finished, signature: call.signature })
     )
@@ -335,9 +459,9 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
 
   // --- sources ---------------------------------------------------------------------------------
 
-  const source = (out: Out, uri: unknown, title: unknown, metadata: unknown): void => {
-    if (!Guards.isNonEmptyString(uri) || sources.has(uri)) return
-    sources.add(uri)
+  private source(out: Out, uri: unknown, title: unknown, metadata: unknown): void {
+    if (!Guards.isNonEmptyString(uri) || this.sources.has(uri)) return
+    this.sources.add(uri)
     const item: ContentPart.ContentPart = {
       type: "source",
       sourceType: "url",
@@ -347,74 +471,33 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
         ? { providerMetadata: metadata as { readonly [key: string]: unknown } }
         : {})
     }
-    emitter.emit(out, StreamChunk.contentPart(item))
+    this.emitter.emit(out, StreamChunk.contentPart(item))
   }
 
   /**
    * The searches behind a grounded answer, as one `google_search` call each time the list changes,
    * with the search suggestions (`searchEntryPoint`, which Google's terms require an app to show).
    */
-  const search = (out: Out, g: Guards.Unchecked<Events.GroundingMetadata>): void => {
+  private search(out: Out, g: Guards.Unchecked<Events.GroundingMetadata>): void {
     const queries = Guards.isArray(g.webSearchQueries) ? g.webSearchQueries.filter(Guards.isNonEmptyString) : []
     const entry = g.searchEntryPoint !== undefined ? keep(g.searchEntryPoint) : undefined
     if (queries.length === 0 && entry === undefined) return
     const key = JSON.stringify([queries, entry])
-    if (searches.has(key)) return
-    searches.add(key)
-    providerTool(out, {
+    if (this.searches.has(key)) return
+    this.searches.add(key)
+    this.providerTool(out, {
       type: "provider-tool",
       kind: "call",
-      id: serverId(undefined),
+      id: this.serverId(undefined),
       name: "google_search",
       input: { queries },
       ...(Guards.isObject<Record<string, unknown>>(entry) ? { providerMetadata: { searchEntryPoint: entry } } : {})
     })
   }
 
-  const candidate = (out: Out, c: Guards.Unchecked<Events.Candidate>): void => {
-    const content = Guards.isObject<{ parts: unknown }>(c.content) ? c.content : undefined
-    if (Guards.isArray(content?.parts)) {
-      for (const p of content.parts) if (Guards.isObject<Events.Part>(p)) part(out, p)
-    }
-    const citations = Guards.isObject<{ citations: unknown }>(c.citationMetadata)
-      ? c.citationMetadata.citations
-      : undefined
-    if (Guards.isArray(citations)) {
-      for (const cite of citations) {
-        if (Guards.isObject<Events.Citation>(cite)) source(out, cite.uri, cite.title, cite)
-      }
-    }
-    const grounding = Guards.isObject<Events.GroundingMetadata>(c.groundingMetadata) ? c.groundingMetadata : undefined
-    if (grounding !== undefined) search(out, grounding)
-    if (Guards.isArray(grounding?.groundingChunks)) {
-      for (const g of grounding.groundingChunks) {
-        if (!Guards.isObject<Events.GroundingChunk>(g)) continue
-        const page = Guards.isObject<{ uri: string; title: string }>(g.web)
-          ? g.web
-          : Guards.isObject<{ uri: string; title: string }>(g.retrievedContext)
-          ? g.retrievedContext
-          : undefined
-        if (page !== undefined) source(out, page.uri, page.title, g)
-      }
-    }
-    const urlContext = Guards.isObject<{ urlMetadata: unknown }>(c.urlContextMetadata)
-      ? c.urlContextMetadata.urlMetadata
-      : undefined
-    if (Guards.isArray(urlContext)) {
-      for (const u of urlContext) {
-        if (Guards.isObject<Events.UrlMetadata>(u)) source(out, u.retrievedUrl, undefined, u)
-      }
-    }
-    if (Guards.isNonEmptyString(c.finishReason)) {
-      // The answer is complete: close what is open now; the finish waits for the body's end.
-      rawFinish = c.finishReason
-      otherOutput(out)
-    }
-  }
-
   // --- usage -----------------------------------------------------------------------------------
 
-  const usage = (out: Out, u: Guards.Unchecked<Events.UsageMetadata>): void => {
+  private usage(out: Out, u: Guards.Unchecked<Events.UsageMetadata>): void {
     const input = Guards.count(u.promptTokenCount)
     const output = Guards.count(u.candidatesTokenCount)
     const thoughts = Guards.count(u.thoughtsTokenCount)
@@ -431,67 +514,10 @@ export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.E
       cacheRead: u.cachedContentTokenCount,
       outputExcludesReasoning: true
     })
-    usages.push(out, next, u)
+    this.usages.push(out, next, u)
     const read = next.cacheReadTokens ?? 0
-    if (read > 0 && read !== sentCacheRead) emitter.emit(out, StreamChunk.cacheRead(sentCacheRead = read))
+    if (read > 0 && read !== this.sentCacheRead) {
+      this.emitter.emit(out, StreamChunk.cacheRead(this.sentCacheRead = read))
+    }
   }
-
-  // --- one event -------------------------------------------------------------------------------
-
-  const push = (event: Sse.Event, out: Out): void => {
-    if (emitter.ended) return
-    const data = event.data
-    if (data.trim() === "") return
-    let parsed: unknown
-    try {
-      parsed = JSON.parse(data)
-    } catch {
-      return emitter.fail(out, protocolError(provider, data))
-    }
-    // `[{…}, {…}]`: the shape of the endpoint without `alt=sse`, from a proxy that answers with it:
-    // each element is an event.
-    if (Guards.isArray(parsed)) {
-      if (parsed.length === 0 || !parsed.every(Guards.isObject)) return emitter.fail(out, protocolError(provider, data))
-      for (const element of parsed) {
-        response(out, element, data)
-        if (emitter.ended) return
-      }
-      return
-    }
-    response(out, parsed, data)
-  }
-
-  /** One `GenerateContentResponse` (or `{"error": …}`). */
-  const response = (out: Out, parsed: unknown, data: string): void => {
-    if (!Guards.isObject<Events.StreamEvent>(parsed)) return emitter.fail(out, protocolError(provider, data))
-    if (parsed.error !== undefined && parsed.error !== null) {
-      return emitter.fail(out, Errors.fromBody(undefined, parsed, provider))
-    }
-    if (responseId === undefined && Guards.isNonEmptyString(parsed.responseId)) responseId = parsed.responseId
-    if (idPrefix === undefined) {
-      // Without either, ids would be `call_<n>` in every turn of a conversation.
-      const stamp = typeof parsed.createTime === "string" ? parsed.createTime.replace(/\D/g, "").slice(0, 32) : ""
-      idPrefix = responseId ?? (stamp !== "" ? stamp : undefined)
-    }
-    emitter.announce(out, Guards.isNonEmptyString(parsed.modelVersion) ? parsed.modelVersion : undefined, responseId)
-    const first = Guards.isArray(parsed.candidates) ? parsed.candidates[0] : undefined
-    if (Guards.isObject<Events.Candidate>(first)) candidate(out, first)
-    if (Guards.isObject<Events.PromptFeedback>(parsed.promptFeedback) && rawFinish === undefined) {
-      // The prompt was refused (whatever the reason, even OTHER): no candidate will come.
-      const block = parsed.promptFeedback.blockReason
-      if (Guards.isNonEmptyString(block)) {
-        rawFinish = block
-        blocked = true
-      }
-    }
-    if (Guards.isObject<Events.UsageMetadata>(parsed.usageMetadata)) usage(out, parsed.usageMetadata)
-  }
-
-  const end = (out: Out): void => {
-    if (emitter.ended || rawFinish === undefined) return
-    otherOutput(out)
-    emitter.finish(out, blocked ? "content_filter" : finishReason(rawFinish, calls > 0), rawFinish)
-  }
-
-  return { push, end }
 }

@@ -40,89 +40,103 @@ import * as Errors from "./errors.js"
 import * as Events from "./events.js"
 
 /** Creates a decoder for one response; `provider` names the host in chunks and errors. */
-export const make = (options: { readonly provider: string }): ChunkDecoder<string> => {
-  const provider = options.provider
+export const make = (options: { readonly provider: string }): ChunkDecoder<string> => new Decoder(options.provider)
 
+/**
+ * One response's state machine. A class, not closures made per response: its methods are the same
+ * functions for every response, so the code V8 optimizes for one response serves the next ones.
+ */
+class Decoder implements ChunkDecoder<string> {
   // Metadata first and nothing after the terminal chunk; the thinking run; usage.
-  const emitter = new Emitter(provider)
-  const reasoning = new Reasoning(emitter)
-  const usages = new UsageSnapshots(emitter)
-  let calls = 0
+  private readonly emitter: Emitter
+  private readonly reasoning: Reasoning
+  private readonly usages: UsageSnapshots
+  private calls = 0
   /** The digits of the stream's first `created_at`, naming its synthesized call ids (see {@link callId}). */
-  let stamp: string | undefined
-  let started = false
+  private stamp: string | undefined = undefined
+  private started = false
 
-  const toolCall = (out: Out, entry: unknown, line: string): boolean => {
+  constructor(private readonly provider: string) {
+    this.emitter = new Emitter(provider)
+    this.reasoning = new Reasoning(this.emitter)
+    this.usages = new UsageSnapshots(this.emitter)
+  }
+
+  push(line: string, out: Out): void {
+    const emitter = this.emitter
+    if (emitter.ended) return
+    const l = Guards.parseObject<Events.ChatLine>(line)
+    if (l === undefined) return emitter.fail(out, protocolError(this.provider, line))
+    emitter.announce(out, Guards.isNonEmptyString(l.model) ? l.model : undefined)
+    if (!this.started) {
+      this.started = true
+      if (typeof l.created_at === "string") {
+        this.stamp = l.created_at.replace(/\D/g, "").slice(0, maxStampDigits) || undefined
+      }
+    }
+    if (l.error !== undefined && l.error !== null) {
+      return emitter.fail(out, Errors.fromBody(undefined, l, this.provider))
+    }
+    if (Guards.isObject<Events.MessageFields>(l.message) && !this.message(out, l.message, line)) return
+    if (l.done === true) this.done(out, l)
+  }
+
+  /**
+   * The finish comes only with `done: true`; without it the response is truncated, and
+   * `StreamChunk.ensureTerminal` says so.
+   */
+  end(_out: Out): void {}
+
+  private toolCall(out: Out, entry: unknown, line: string): boolean {
     const call = Guards.isObject<Events.ToolCallFields>(entry) ? entry : undefined
     const fn = Guards.isObject<Events.FunctionFields>(call?.function) ? call.function : undefined
     if (fn === undefined || !Guards.isNonEmptyString(fn.name)) {
-      emitter.fail(out, protocolError(provider, line, "The stream sent a tool call without a name"))
+      this.emitter.fail(out, protocolError(this.provider, line, "The stream sent a tool call without a name"))
       return false
     }
-    const index = calls++
-    const id = Guards.isNonEmptyString(call?.id) ? call.id : callId(index, stamp)
+    const index = this.calls++
+    const id = Guards.isNonEmptyString(call?.id) ? call.id : callId(index, this.stamp)
     const rawArguments = argumentsText(fn.arguments)
-    emitter.emit(out, StreamChunk.toolCallDelta(index, rawArguments, { id, name: fn.name }))
-    emitter.emit(out, StreamChunk.toolCall(ToolCall.make({ index, id, name: fn.name, rawArguments })))
+    this.emitter.emit(out, StreamChunk.toolCallDelta(index, rawArguments, { id, name: fn.name }))
+    this.emitter.emit(out, StreamChunk.toolCall(ToolCall.make({ index, id, name: fn.name, rawArguments })))
     return true
   }
 
-  const message = (out: Out, m: Guards.Unchecked<Events.MessageFields>, line: string): boolean => {
+  private message(out: Out, m: Guards.Unchecked<Events.MessageFields>, line: string): boolean {
+    const reasoning = this.reasoning
     if (Guards.isNonEmptyString(m.thinking)) reasoning.delta(out, m.thinking)
     if (Guards.isNonEmptyString(m.content)) {
       reasoning.close(out)
-      emitter.emit(out, StreamChunk.textDelta(m.content))
+      this.emitter.emit(out, StreamChunk.textDelta(m.content))
     }
     if (Guards.isArray(m.tool_calls) && m.tool_calls.length > 0) {
       reasoning.close(out)
-      for (const entry of m.tool_calls) if (!toolCall(out, entry, line)) return false
+      for (const entry of m.tool_calls) if (!this.toolCall(out, entry, line)) return false
     }
     if (Guards.isArray(m.images)) {
       for (const data of m.images) {
         if (!Guards.isNonEmptyString(data)) continue
         reasoning.close(out)
         const mediaType = imageType(data)
-        emitter.emit(out, StreamChunk.contentPart({ type: "image", ...(mediaType ? { mediaType } : {}), data }))
+        this.emitter.emit(out, StreamChunk.contentPart({ type: "image", ...(mediaType ? { mediaType } : {}), data }))
       }
     }
     return true
   }
 
-  const done = (out: Out, l: Guards.Unchecked<Events.ChatLine>): void => {
-    reasoning.close(out)
+  private done(out: Out, l: Guards.Unchecked<Events.ChatLine>): void {
+    this.reasoning.close(out)
     const input = Guards.count(l.prompt_eval_count)
     const output = Guards.count(l.eval_count)
     if (input !== undefined || output !== undefined) {
       const raw: Record<string, unknown> = {}
       for (const field of Events.metricFields) if (l[field] !== undefined) raw[field] = l[field]
-      usages.push(out, Usage.normalize({ input, output }), raw)
+      this.usages.push(out, Usage.normalize({ input, output }), raw)
     }
     const rawReason = Guards.isNonEmptyString(l.done_reason) ? l.done_reason : undefined
     const reason = StreamChunk.normalizeFinishReason(rawReason)
-    emitter.finish(out, reason === "stop" && calls > 0 ? "tool_calls" : reason, rawReason)
+    this.emitter.finish(out, reason === "stop" && this.calls > 0 ? "tool_calls" : reason, rawReason)
   }
-
-  const push = (line: string, out: Out): void => {
-    if (emitter.ended) return
-    const l = Guards.parseObject<Events.ChatLine>(line)
-    if (l === undefined) return emitter.fail(out, protocolError(provider, line))
-    emitter.announce(out, Guards.isNonEmptyString(l.model) ? l.model : undefined)
-    if (!started) {
-      started = true
-      if (typeof l.created_at === "string") {
-        stamp = l.created_at.replace(/\D/g, "").slice(0, maxStampDigits) || undefined
-      }
-    }
-    if (l.error !== undefined && l.error !== null) return emitter.fail(out, Errors.fromBody(undefined, l, provider))
-    if (Guards.isObject<Events.MessageFields>(l.message) && !message(out, l.message, line)) return
-    if (l.done === true) done(out, l)
-  }
-
-  // The finish comes only with `done: true`; without it the response is truncated, and
-  // `StreamChunk.ensureTerminal` says so.
-  const end = (_out: Out): void => {}
-
-  return { push, end }
 }
 
 /** The most digits of `created_at` an id carries (RFC 3339 with nanoseconds has 23). */
