@@ -7,7 +7,15 @@
  */
 import type * as StreamChunk from "../StreamChunk.js"
 
-/** A provider decoder for events of type `In` (an SSE event, an NDJSON line, an AWS event frame). */
+/**
+ * A provider decoder for events of type `In` (an SSE event, an NDJSON line, an AWS event frame).
+ *
+ * Write one as a class (its state in fields, its helpers as methods) whose instance `make` returns,
+ * not as closures made per response: a closure made per response is a new function object, which
+ * V8 optimizes anew for every response (and a call compiled for the last response's closure
+ * deoptimizes on the next one's), where a method is one function optimized once. The transport's
+ * per-read code follows the same rule.
+ */
 export interface ChunkDecoder<In> {
   /** Decodes one event, appending any chunks it yields to `out`. */
   readonly push: (event: In, out: Array<StreamChunk.StreamChunk>) => void

@@ -228,15 +228,13 @@ const maskChunk = (
 const rawEventsOf = new WeakMap<Chunk.Chunk<StreamChunk.StreamChunk>, ReadonlyArray<Telemetry.RawEvent>>()
 
 /**
- * Frames and decodes a body one network read at a time (no Effect per event). A class, not closures
- * made per attempt: its methods are the same functions for every response, so the code V8 optimizes
- * for one response serves the next ones.
+ * Frames and decodes a body one network read at a time (no Effect per event); a class for the
+ * reason decoders are ({@link ChunkDecoder.ChunkDecoder}).
  */
 class BodyDecoder<Ev> {
   private readonly framer: Framer<Ev>
   private readonly decoder: ChunkDecoder.ChunkDecoder<Ev>
   private readonly taint = { reasoning: false }
-  private readonly raw: ((event: Ev) => Raw.Raw) | undefined
   private raws: Array<Telemetry.RawEvent> = []
   /** Set once the framing broke: the error chunk has been emitted and nothing more will be. */
   private isBroken = false
@@ -254,7 +252,6 @@ class BodyDecoder<Ev> {
   ) {
     this.framer = req.framer(mask)
     this.decoder = req.decoder()
-    this.raw = req.raw
   }
 
   /** Set once the framing broke: the error chunk has been emitted and nothing more will be. */
@@ -301,13 +298,14 @@ class BodyDecoder<Ev> {
   private frame(events: Array<Ev>, out: Array<StreamChunk.StreamChunk>): void {
     const from = out.length
     const decoder = this.decoder
+    const raw = this.req.raw
     let i = 0
     while (i < events.length) {
       const event = events[i++]!
       const before = out.length
       decoder.push(event, out)
-      if (this.raw !== undefined) {
-        const { data, name } = this.raw(event)
+      if (raw !== undefined) {
+        const { data, name } = raw(event)
         this.raws.push({
           type: "raw",
           provider: this.req.provider,

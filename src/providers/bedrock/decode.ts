@@ -115,10 +115,7 @@ export const make = (options: {
   readonly model?: string | undefined
 }): ChunkDecoder<EventStream.Frame> => new Decoder(options.provider, options.model)
 
-/**
- * One response's state machine. A class, not closures made per response: its methods are the same
- * functions for every response, so the code V8 optimizes for one response serves the next ones.
- */
+/** One response's state machine: a class, as every decoder is (see {@link ChunkDecoder}). */
 class Decoder implements ChunkDecoder<EventStream.Frame> {
   private readonly emitter: Emitter
   private readonly reasoning: Reasoning

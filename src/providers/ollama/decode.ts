@@ -42,10 +42,7 @@ import * as Events from "./events.js"
 /** Creates a decoder for one response; `provider` names the host in chunks and errors. */
 export const make = (options: { readonly provider: string }): ChunkDecoder<string> => new Decoder(options.provider)
 
-/**
- * One response's state machine. A class, not closures made per response: its methods are the same
- * functions for every response, so the code V8 optimizes for one response serves the next ones.
- */
+/** One response's state machine: a class, as every decoder is (see {@link ChunkDecoder}). */
 class Decoder implements ChunkDecoder<string> {
   // Metadata first and nothing after the terminal chunk; the thinking run; usage.
   private readonly emitter: Emitter

@@ -43,10 +43,7 @@ interface Call {
 /** Creates a decoder for one response; `provider` names the host in chunks and errors. */
 export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.Event> => new Decoder(options.provider)
 
-/**
- * One response's state machine. A class, not closures made per response: its methods are the same
- * functions for every response, so the code V8 optimizes for one response serves the next ones.
- */
+/** One response's state machine: a class, as every decoder is (see {@link ChunkDecoder}). */
 class Decoder implements ChunkDecoder<Sse.Event> {
   // Metadata first and nothing after the terminal chunk; reasoning runs; repeated usage dropped.
   private readonly emitter: Emitter
