@@ -433,7 +433,7 @@ const maxDrainBytes = 64 * 1024
 const drainMillis = 1000
 
 /** A body's reads as promises: the next read (`undefined` at the end), and closing it early. */
-interface Reads {
+export interface Reads {
   readonly next: () => Promise<Uint8Array | undefined>
   readonly cancel: () => void
 }
@@ -442,8 +442,78 @@ interface WebBody {
   readonly getReader: () => ReadableStreamDefaultReader<Uint8Array>
 }
 
+/** What is read here of a Node `Readable` (undici's response body), in paused mode. */
 interface NodeBody {
-  readonly [Symbol.asyncIterator]: () => AsyncIterator<Uint8Array>
+  readonly read: () => Uint8Array | null
+  readonly on: (event: "readable" | "end" | "error" | "close", listener: (error?: unknown) => void) => unknown
+  readonly destroy: () => unknown
+  readonly destroyed: boolean
+  readonly readableEnded: boolean
+  readonly errored?: unknown
+}
+
+/**
+ * A Node body's reads, taken with `read()` as its `readable` events say there is more: what Node's
+ * own async iterator over a stream does, without its async generator, whose every step is a few
+ * promises more (a read already buffered took 17–58 µs through it in a fresh process's first
+ * requests, 5–8 µs this way). An error, or a close before the end (the connection lost without an
+ * error), fails the read under way and every read after it; `cancel` destroys the body, which aborts
+ * its request.
+ */
+class NodeReads implements Reads {
+  private resolve: ((bytes: Uint8Array | undefined) => void) | undefined = undefined
+  private reject: ((cause: unknown) => void) | undefined = undefined
+  private ended = false
+  private failed = false
+  private failure: unknown = undefined
+
+  constructor(private readonly body: NodeBody) {
+    body.on("readable", () => this.settle())
+    body.on("end", () => {
+      this.ended = true
+      this.settle()
+    })
+    body.on("error", (error) => this.fail(error))
+    body.on("close", () => {
+      if (!this.ended) this.fail(new Error("Premature close"))
+    })
+    if (body.destroyed && !body.readableEnded) this.fail(body.errored ?? new Error("Premature close"))
+  }
+
+  next(): Promise<Uint8Array | undefined> {
+    return new Promise((resolve, reject) => {
+      this.resolve = resolve
+      this.reject = reject
+      this.settle()
+    })
+  }
+
+  cancel(): void {
+    this.body.destroy()
+  }
+
+  /** The first failure is the one reported. */
+  private fail(error: unknown): void {
+    if (!this.failed) {
+      this.failed = true
+      this.failure = error
+    }
+    this.settle()
+  }
+
+  /** Settles the read under way, if any, once there is something to settle it with. */
+  private settle(): void {
+    const resolve = this.resolve
+    if (resolve === undefined) return
+    const bytes = this.body.destroyed ? null : this.body.read()
+    if (bytes === null && !this.failed && !this.ended) return
+    const reject = this.reject!
+    this.resolve = undefined
+    this.reject = undefined
+    if (bytes !== null) resolve(bytes)
+    else if (this.failed) reject(this.failure)
+    else resolve(undefined)
+  }
 }
 
 const isObject = (u: unknown): u is Record<PropertyKey, unknown> => typeof u === "object" && u !== null
@@ -452,11 +522,11 @@ const isObject = (u: unknown): u is Record<PropertyKey, unknown> => typeof u ===
  * The body underneath a platform response, read without the platform's body stream (which costs
  * about 0.6 ms per response and an Effect pipeline per read; this is one promise per read, as a
  * hand-written client pays): a web `ReadableStream` (the fetch client, and every
- * `HttpClientResponse.fromWeb`) or an async-iterable Node stream (`NodeHttpClient`'s undici
+ * `HttpClientResponse.fromWeb`) or a Node `Readable` (`NodeHttpClient`'s undici
  * client), under the platform's `InterruptibleResponse` wrapper (`original`). Undefined for any
  * other shape, which is read through its `stream`.
  */
-const readsOf = (response: unknown): Reads | undefined => {
+export const readsOf = (response: unknown): Reads | undefined => {
   let r = response
   for (let depth = 0; depth < 4 && isObject(r) && r["source"] === undefined; depth++) r = r["original"]
   if (!isObject(r) || !isObject(r["source"])) return undefined
@@ -470,12 +540,11 @@ const readsOf = (response: unknown): Reads | undefined => {
       cancel: () => void reader.cancel().catch(() => undefined)
     }
   }
-  if (typeof source["statusCode"] === "number" && typeof body[Symbol.asyncIterator] === "function") {
-    const it = (body as unknown as NodeBody)[Symbol.asyncIterator]()
-    return {
-      next: () => it.next().then((x) => (x.done === true ? undefined : x.value)),
-      cancel: () => void it.return?.().catch(() => undefined)
-    }
+  if (
+    typeof source["statusCode"] === "number" && typeof body["read"] === "function" &&
+    typeof body["on"] === "function" && typeof body["destroy"] === "function"
+  ) {
+    return new NodeReads(body as unknown as NodeBody)
   }
   return undefined
 }
