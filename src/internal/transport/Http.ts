@@ -229,13 +229,6 @@ const resolve = (location: string, base: string): URL | undefined => {
   }
 }
 
-/** Lower-cased header names. */
-const lowerCased = (headers: Readonly<Record<string, string>>): Record<string, string> => {
-  const out: Record<string, string> = {}
-  for (const [k, v] of Object.entries(headers)) out[k.toLowerCase()] = v
-  return out
-}
-
 /** Records the `allowed` headers (lower-case names) among `headers` (any case) as span attributes. */
 const recordHeaders = (
   span: Tracer.Span,
@@ -353,7 +346,7 @@ export const postJson = (client: HttpClient.HttpClient, options: {
       client.execute(HttpClientRequest.bodyText(addressed(url, headers), json, "application/json")).pipe(
         Effect.mapError((e) => networkError(provider, mask, "The request failed", e.cause ?? e)),
         Effect.map((response) => {
-          const headers = response.headers
+          const headers = headersOf(response)
           if (span !== undefined) {
             span.attribute("http.response.status_code", response.status)
             recordHeaders(span, "http.response.header", headers, spanResponseHeaders, mask)
@@ -392,7 +385,7 @@ export const postJson = (client: HttpClient.HttpClient, options: {
       const location = headers["location"]
       if (!redirectStatuses.has(response.status) || location === undefined) {
         const failed = (cause: unknown) => networkError(provider, mask, "The connection failed while streaming", cause)
-        return { status: response.status, headers: lowerCased(headers), open: openBody(response, failed) }
+        return { status: response.status, headers, open: openBody(response, failed) }
       }
       // The redirect's own body is not wanted: stop reading it, which closes its connection.
       yield* Stream.runDrain(Stream.take(response.stream, 1)).pipe(Effect.ignore)
@@ -519,6 +512,43 @@ class NodeReads implements Reads {
 const isObject = (u: unknown): u is Record<PropertyKey, unknown> => typeof u === "object" && u !== null
 
 /**
+ * The response underneath a platform response (under its `InterruptibleResponse` wrapper,
+ * `original`): the fetch `Response`, or undici's response data under `NodeHttpClient`'s undici
+ * client. Undefined for any other shape.
+ */
+const sourceOf = (response: unknown): Record<PropertyKey, unknown> | undefined => {
+  let r = response
+  for (let depth = 0; depth < 4 && isObject(r) && r["source"] === undefined; depth++) r = r["original"]
+  return isObject(r) && isObject(r["source"]) ? r["source"] : undefined
+}
+
+/**
+ * A response's headers, with lower-case names. Under undici they are read off its own response
+ * data, whose names undici has lower-cased already (a repeated header's values joined with ", ", as
+ * the platform joins them): the platform's `headers` copies them into a new object on every read,
+ * which in a fresh process's first requests took longer than all of our own header phase.
+ * Otherwise the platform's headers, with their names lower-cased.
+ */
+const headersOf = (response: HttpClientResponse.HttpClientResponse): Readonly<Record<string, string>> => {
+  const source = sourceOf(response)
+  const raw = source?.["headers"]
+  if (source !== undefined && typeof source["statusCode"] === "number" && isObject(raw) && !isIterable(raw)) {
+    const out: Record<string, string> = {}
+    for (const name in raw) {
+      const value = raw[name]
+      if (typeof value === "string") out[name] = value
+      else if (Array.isArray(value)) out[name] = value.join(", ")
+    }
+    return out
+  }
+  const out: Record<string, string> = {}
+  for (const [k, v] of Object.entries(response.headers)) out[k.toLowerCase()] = v
+  return out
+}
+
+const isIterable = (u: Record<PropertyKey, unknown>): boolean => typeof u[Symbol.iterator] === "function"
+
+/**
  * The body underneath a platform response, read without the platform's body stream (which costs
  * about 0.6 ms per response and an Effect pipeline per read; this is one promise per read, as a
  * hand-written client pays): a web `ReadableStream` (the fetch client, and every
@@ -527,10 +557,8 @@ const isObject = (u: unknown): u is Record<PropertyKey, unknown> => typeof u ===
  * other shape, which is read through its `stream`.
  */
 export const readsOf = (response: unknown): Reads | undefined => {
-  let r = response
-  for (let depth = 0; depth < 4 && isObject(r) && r["source"] === undefined; depth++) r = r["original"]
-  if (!isObject(r) || !isObject(r["source"])) return undefined
-  const source = r["source"]
+  const source = sourceOf(response)
+  if (source === undefined) return undefined
   const body = source["body"]
   if (!isObject(body)) return undefined
   if (typeof body["getReader"] === "function" && source["bodyUsed"] === false) {

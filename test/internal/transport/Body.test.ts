@@ -175,6 +175,20 @@ describe.each(clients)("reading the body with %s", (_, http, { direct }) => {
       expect(server.aborted()).toBe(1)
     }))
 
+  it.scopedLive("the response's headers: names of any case found, a repeated header's values joined", () =>
+    Effect.gen(function*() {
+      const server = yield* make((_, res) => {
+        res.statusCode = 429
+        res.setHeader("Retry-After", "7")
+        res.setHeader("X-Request-ID", ["req_a", "req_b"])
+        res.setHeader("Content-Type", "application/json")
+        res.end(JSON.stringify({ error: { message: "Slow down", type: "rate_limit" } }))
+      })
+      const r = yield* Effect.provide(Response.collect(LanguageModel.stream("hi")), modelFor(server, http))
+      expect([r.error?.code, r.error?.status, r.error?.retryAfterMs, r.error?.requestId, r.error?.message])
+        .toStrictEqual(["rate_limit", 429, 7000, "req_a, req_b", "Slow down"])
+    }))
+
   it.scopedLive("a connection cut mid-stream is a network error after what arrived", () =>
     Effect.gen(function*() {
       const server = yield* sse((res) => {
