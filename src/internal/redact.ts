@@ -131,7 +131,10 @@ const build = (forms: ReadonlyArray<string>, stream: Masker | undefined): Masker
   // Longest first, so a form that shares a start with another is masked whole.
   const sorted = [...forms].sort((a, b) => b.length - a.length)
   const pattern = new RegExp(sorted.map(escapeRegExp).join("|"), "gi")
+  // A text shorter than every form holds none (most header values): no search at all.
+  const shortest = sorted[sorted.length - 1]!.length
   const text = (s: string): string => {
+    if (s.length < shortest) return s
     pattern.lastIndex = 0
     if (!pattern.test(s)) return s
     pattern.lastIndex = 0

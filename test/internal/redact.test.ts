@@ -127,6 +127,28 @@ describe("Redact cut", () => {
     { maxLength: 12 }
   ).map((xs) => xs.join(""))
 
+  it("text masks every form in any case, whatever the text's length (short texts are not searched)", () => {
+    const reference = (t: string): string =>
+      t.replace(
+        new RegExp(
+          [...forms].sort((a, b) => b.length - a.length).map((f) => f.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join(
+            "|"
+          ),
+          "gi"
+        ),
+        Redact.placeholder
+      )
+    fc.assert(
+      fc.property(pieces, (t) => {
+        expect(mask.text(t)).toBe(reference(t))
+      }),
+      { numRuns: 3000 }
+    )
+    expect(mask.text(key)).toBe(Redact.placeholder)
+    expect(mask.text(key.slice(1))).toBe(key.slice(1))
+    expect(mask.text(key.toUpperCase() + "!")).toBe(`${Redact.placeholder}!`)
+  })
+
   it("masks exactly the windows the definition masks, in 3,000 texts", () => {
     fc.assert(
       fc.property(pieces, (t) => {
