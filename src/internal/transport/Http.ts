@@ -525,9 +525,10 @@ const sourceOf = (response: unknown): Record<PropertyKey, unknown> | undefined =
 /**
  * A response's headers, with lower-case names. Under undici they are read off its own response
  * data, whose names undici has lower-cased already (a repeated header's values joined with ", ", as
- * the platform joins them): the platform's `headers` copies them into a new object on every read,
- * which in a fresh process's first requests took longer than all of our own header phase.
- * Otherwise the platform's headers, with their names lower-cased.
+ * the platform joins them), where the platform's `headers` copies them into a new object on every
+ * read and we lower-cased that copy once more (in a fresh process's early requests, the first chunk
+ * came ≈ 0.04 ms sooner after the headers without the two copies). Otherwise the platform's
+ * headers, with their names lower-cased.
  */
 const headersOf = (response: HttpClientResponse.HttpClientResponse): Readonly<Record<string, string>> => {
   const source = sourceOf(response)
@@ -535,6 +536,7 @@ const headersOf = (response: HttpClientResponse.HttpClientResponse): Readonly<Re
   if (source !== undefined && typeof source["statusCode"] === "number" && isObject(raw) && !isIterable(raw)) {
     const out: Record<string, string> = {}
     for (const name in raw) {
+      if (!Object.hasOwn(raw, name)) continue
       const value = raw[name]
       if (typeof value === "string") out[name] = value
       else if (Array.isArray(value)) out[name] = value.join(", ")
