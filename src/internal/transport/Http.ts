@@ -442,6 +442,7 @@ interface NodeBody {
   readonly destroy: () => unknown
   readonly destroyed: boolean
   readonly readableEnded: boolean
+  readonly closed?: boolean
   readonly errored?: unknown
 }
 
@@ -470,7 +471,9 @@ class NodeReads implements Reads {
     body.on("close", () => {
       if (!this.ended) this.fail(new Error("Premature close"))
     })
-    if (body.destroyed && !body.readableEnded) this.fail(body.errored ?? new Error("Premature close"))
+    // A body already past its end, its error or its close (no event will say so again).
+    if (body.readableEnded) this.ended = true
+    else if (body.errored != null || body.closed === true) this.fail(body.errored ?? new Error("Premature close"))
   }
 
   next(): Promise<Uint8Array | undefined> {

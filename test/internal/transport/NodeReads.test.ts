@@ -101,4 +101,26 @@ describe("Http.readsOf: a Node body", () => {
     const out = await settled(next)
     expect(out !== "pending" && out.error instanceof Error ? out.error.message : out).toBe("Premature close")
   })
+
+  it("a body read to its end before it was opened gives the end, not a wait", async () => {
+    const stream = new Readable({ read: () => undefined })
+    stream.push(bytes("data: taken\n\n"))
+    stream.push(null)
+    stream.read()
+    await new Promise((r) => setImmediate(r))
+    expect([stream.readableEnded, stream.destroyed]).toStrictEqual([true, true])
+    const reads = Http.readsOf({ source: { statusCode: 200, headers: {}, body: stream } })!
+    expect(await settled(reads.next())).toStrictEqual({ value: undefined })
+  })
+
+  it("a body destroyed whose error comes later reports that error, not a premature close", async () => {
+    const stream = new Readable({
+      read: () => undefined,
+      destroy: (_, cb) => void setImmediate(() => cb(new Error("Request aborted")))
+    })
+    stream.destroy()
+    const reads = Http.readsOf({ source: { statusCode: 200, headers: {}, body: stream } })!
+    const out = await new Promise<unknown>((r) => reads.next().then(r, r))
+    expect(out instanceof Error ? out.message : out).toBe("Request aborted")
+  })
 })
