@@ -260,9 +260,9 @@ const main = async (): Promise<void> => {
     // three rounds the order of two clients within 10 ms of each other moved from run to run. The
     // others keep three, which holds the bench inside ten minutes on a slow hour of the machine.
     const holdReps = Number(process.env.BENCH_HOLD_ROUNDS ?? (quick ? 1 : 5))
-    const comparedHold = (name: string): boolean =>
-      ["floor", "platform undici", "ours README (collectWith, undici)", "openai 6"].includes(name)
-    const repsOf = (name: string): number => (comparedHold(name) ? holdReps : Math.min(3, holdReps))
+    // The clients the cold targets compare, and the platform's undici client (the open streams' error-latency target).
+    const repsOf = (name: string): number =>
+      comparedCold(name) || name === "platform undici" ? holdReps : Math.min(3, holdReps)
     p(`### ${nOpen} open streams (each received its first event and waits; then the server cuts them all; ${holdReps} round${
       holdReps === 1 ? "" : "s"
     } per client${

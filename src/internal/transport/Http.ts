@@ -229,6 +229,13 @@ const resolve = (location: string, base: string): URL | undefined => {
   }
 }
 
+/** Lower-cased header names. */
+const lowerCased = (headers: Readonly<Record<string, string>>): Record<string, string> => {
+  const out: Record<string, string> = {}
+  for (const [k, v] of Object.entries(headers)) out[k.toLowerCase()] = v
+  return out
+}
+
 /** Records the `allowed` headers (lower-case names) among `headers` (any case) as span attributes. */
 const recordHeaders = (
   span: Tracer.Span,
@@ -341,17 +348,18 @@ export const postJson = (client: HttpClient.HttpClient, options: {
     // trace headers only with it.
     const traced = yield* Tracing.seen
     const propagate = traced && (yield* FiberRef.get(HttpClient.currentTracerPropagation))
-    /** Posts to `url` with `headers`: the response, and its headers read once (a platform response builds them anew on every read). */
+    /** Posts to `url` with `headers`: the response, the response underneath it, and its headers read once (a platform response builds them anew on every read). */
     const execute = (url: string, headers: Readonly<Record<string, string>>, span: Tracer.Span | undefined) =>
       client.execute(HttpClientRequest.bodyText(addressed(url, headers), json, "application/json")).pipe(
         Effect.mapError((e) => networkError(provider, mask, "The request failed", e.cause ?? e)),
         Effect.map((response) => {
-          const headers = headersOf(response)
+          const source = sourceOf(response)
+          const headers = headersOf(response, source)
           if (span !== undefined) {
             span.attribute("http.response.status_code", response.status)
             recordHeaders(span, "http.response.header", headers, spanResponseHeaders, mask)
           }
-          return { response, headers }
+          return { response, source, headers }
         })
       )
     const send = (url: string) =>
@@ -381,11 +389,11 @@ export const postJson = (client: HttpClient.HttpClient, options: {
           }))
     let url = options.url
     for (let redirects = 0;; redirects++) {
-      const { headers, response } = yield* send(url)
+      const { headers, response, source } = yield* send(url)
       const location = headers["location"]
       if (!redirectStatuses.has(response.status) || location === undefined) {
         const failed = (cause: unknown) => networkError(provider, mask, "The connection failed while streaming", cause)
-        return { status: response.status, headers, open: openBody(response, failed) }
+        return { status: response.status, headers, open: openBody(response, source, failed) }
       }
       // The redirect's own body is not wanted: stop reading it, which closes its connection.
       yield* Stream.runDrain(Stream.take(response.stream, 1)).pipe(Effect.ignore)
@@ -519,11 +527,17 @@ const isObject = (u: unknown): u is Record<PropertyKey, unknown> => typeof u ===
  * `original`): the fetch `Response`, or undici's response data under `NodeHttpClient`'s undici
  * client. Undefined for any other shape.
  */
-const sourceOf = (response: unknown): Record<PropertyKey, unknown> | undefined => {
+const sourceOf = (response: unknown): Source | undefined => {
   let r = response
   for (let depth = 0; depth < 4 && isObject(r) && r["source"] === undefined; depth++) r = r["original"]
   return isObject(r) && isObject(r["source"]) ? r["source"] : undefined
 }
+
+/** The response underneath a platform response (see {@link sourceOf}), its shape unknown. */
+export type Source = Record<PropertyKey, unknown>
+
+/** Whether the response underneath is undici's response data (`statusCode`, `headers`, `body`). */
+const isUndici = (source: Source): boolean => typeof source["statusCode"] === "number"
 
 /**
  * A response's headers, with lower-case names. Under undici they are read off its own response
@@ -533,10 +547,12 @@ const sourceOf = (response: unknown): Record<PropertyKey, unknown> | undefined =
  * came ≈ 0.04 ms sooner after the headers without the two copies). Otherwise the platform's
  * headers, with their names lower-cased.
  */
-const headersOf = (response: HttpClientResponse.HttpClientResponse): Readonly<Record<string, string>> => {
-  const source = sourceOf(response)
+const headersOf = (
+  response: HttpClientResponse.HttpClientResponse,
+  source: Source | undefined
+): Readonly<Record<string, string>> => {
   const raw = source?.["headers"]
-  if (source !== undefined && typeof source["statusCode"] === "number" && isObject(raw) && !isIterable(raw)) {
+  if (source !== undefined && isUndici(source) && isObject(raw) && !Array.isArray(raw)) {
     const out: Record<string, string> = {}
     for (const name in raw) {
       if (!Object.hasOwn(raw, name)) continue
@@ -546,23 +562,17 @@ const headersOf = (response: HttpClientResponse.HttpClientResponse): Readonly<Re
     }
     return out
   }
-  const out: Record<string, string> = {}
-  for (const [k, v] of Object.entries(response.headers)) out[k.toLowerCase()] = v
-  return out
+  return lowerCased(response.headers)
 }
 
-const isIterable = (u: Record<PropertyKey, unknown>): boolean => typeof u[Symbol.iterator] === "function"
-
 /**
- * The body underneath a platform response, read without the platform's body stream (which costs
- * about 0.6 ms per response and an Effect pipeline per read; this is one promise per read, as a
- * hand-written client pays): a web `ReadableStream` (the fetch client, and every
- * `HttpClientResponse.fromWeb`) or a Node `Readable` (`NodeHttpClient`'s undici
- * client), under the platform's `InterruptibleResponse` wrapper (`original`). Undefined for any
- * other shape, which is read through its `stream`.
+ * The body of the response underneath a platform response ({@link sourceOf}), read without the
+ * platform's body stream (which costs about 0.6 ms per response and an Effect pipeline per read;
+ * this is one promise per read, as a hand-written client pays): a web `ReadableStream` (the fetch
+ * client, and every `HttpClientResponse.fromWeb`) or a Node `Readable` (`NodeHttpClient`'s undici
+ * client). Undefined for any other shape, which is read through the platform's `stream`.
  */
-export const readsOf = (response: unknown): Reads | undefined => {
-  const source = sourceOf(response)
+export const readsOf = (source: Source | undefined): Reads | undefined => {
   if (source === undefined) return undefined
   const body = source["body"]
   if (!isObject(body)) return undefined
@@ -574,7 +584,7 @@ export const readsOf = (response: unknown): Reads | undefined => {
     }
   }
   if (
-    typeof source["statusCode"] === "number" && typeof body["read"] === "function" &&
+    isUndici(source) && typeof body["read"] === "function" &&
     typeof body["on"] === "function" && typeof body["destroy"] === "function"
   ) {
     return new NodeReads(body as unknown as NodeBody)
@@ -625,11 +635,12 @@ const drain = (reads: Reads, done: () => void): void => {
  */
 const openBody = (
   response: HttpClientResponse.HttpClientResponse,
+  source: Source | undefined,
   failed: (cause: unknown) => LlmError.LlmError
 ) =>
 (scope: Lite.Lite): Effect.Effect<Body> =>
   Effect.suspend(() => {
-    const reads = readsOf(response)
+    const reads = readsOf(source)
     if (reads === undefined) return openStream(response.stream, failed, scope)
     let ended = false
     let complete = false

@@ -2,7 +2,7 @@
  * A Node body (undici's response body under `NodeHttpClient.layerUndici`) read directly with
  * `read()` and its events: every read in order, then the end; an error or a close before the end
  * fails the read under way and every read after it; `cancel` destroys the body. Real `Readable`s,
- * under the shape of the platform's undici response (`source`: the status code and the body).
+ * in the shape of undici's response data under the platform's response (the status code and the body).
  */
 import { Readable } from "node:stream"
 import { describe, expect, it } from "vitest"
@@ -16,7 +16,7 @@ const text = (
 /** A body the test pushes into, under the platform response's shape. */
 const body = () => {
   const stream = new Readable({ read: () => undefined })
-  const reads = Http.readsOf({ source: { statusCode: 200, headers: {}, body: stream } })
+  const reads = Http.readsOf({ statusCode: 200, headers: {}, body: stream })
   if (reads === undefined) throw new Error("the Node body was not read directly")
   return { stream, reads }
 }
@@ -78,7 +78,7 @@ describe("Http.readsOf: a Node body", () => {
     const cut = new Error("reset before the body")
     stream.on("error", () => undefined)
     stream.destroy(cut)
-    const reads = Http.readsOf({ source: { statusCode: 200, headers: {}, body: stream } })!
+    const reads = Http.readsOf({ statusCode: 200, headers: {}, body: stream })!
     expect(await settled(reads.next())).toStrictEqual({ error: cut })
   })
 
@@ -109,7 +109,7 @@ describe("Http.readsOf: a Node body", () => {
     stream.read()
     await new Promise((r) => setImmediate(r))
     expect([stream.readableEnded, stream.destroyed]).toStrictEqual([true, true])
-    const reads = Http.readsOf({ source: { statusCode: 200, headers: {}, body: stream } })!
+    const reads = Http.readsOf({ statusCode: 200, headers: {}, body: stream })!
     expect(await settled(reads.next())).toStrictEqual({ value: undefined })
   })
 
@@ -119,7 +119,7 @@ describe("Http.readsOf: a Node body", () => {
       destroy: (_, cb) => void setImmediate(() => cb(new Error("Request aborted")))
     })
     stream.destroy()
-    const reads = Http.readsOf({ source: { statusCode: 200, headers: {}, body: stream } })!
+    const reads = Http.readsOf({ statusCode: 200, headers: {}, body: stream })!
     const out = await new Promise<unknown>((r) => reads.next().then(r, r))
     expect(out instanceof Error ? out.message : out).toBe("Request aborted")
   })
