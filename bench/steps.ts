@@ -1,7 +1,7 @@
 /**
  * `npx tsx --conditions=effect-llm-stream/source bench/steps.ts`: Effect steps (the operations the
  * fiber runtime evaluates, counted by a `Supervisor` with op supervision) of the README way
- * (`Response.collectWith` over `NodeHttpClient.layerUndici`, the layers built once) against the bench
+ * (`Response.collectWith` over `NodeHttp.layer`, the layers built once) against the bench
  * server, per phase of a request. A count is the same on every run and every machine, where a time
  * moves by ±20 %, so a change to the library's Effect plumbing shows here exactly. Phases:
  * - a collected request (the 10-event answer and the 6,000-event streams): until undici has the
@@ -16,10 +16,11 @@
  * is a wait: an `Async` step and the few around it), which the table shows. With `--ops`
  * it also prints, per phase, how many steps of each kind (`OnSuccess`, `Sync` …) it took; with
  * `--trace`, the last counted run's steps in order, each by its kind and the start of its function's
- * source (the continuation, the thunk, the `commit`), which tells whose code each step is.
+ * source (the continuation, the thunk, the `commit`; its first 90 characters, `TRACE_CHARS=n` for n),
+ * which tells whose code each step is.
  */
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { LanguageModel, Response, StreamChunk } from "effect-llm-stream"
+import { NodeHttp } from "effect-llm-stream/node"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
@@ -43,7 +44,9 @@ const describe = (effect: unknown): string => {
     : op === "OnSuccessAndFailure" || op === "OnSuccess" || op === "OnFailure"
     ? e.effect_instruction_i1 ?? e.effect_instruction_i2
     : e.effect_instruction_i0
-  const text = typeof fn === "function" ? String(fn).replace(/\s+/g, " ").slice(0, 90) : ""
+  const text = typeof fn === "function"
+    ? String(fn).replace(/\s+/g, " ").slice(0, Number(process.env.TRACE_CHARS ?? 90))
+    : ""
   const name = op === "Commit" ? ` ${(e.constructor as { readonly name?: string } | undefined)?.name ?? ""}` : ""
   return `${op}${name} ${text}`
 }
@@ -173,7 +176,7 @@ const main = async (): Promise<void> => {
   const server = await Server.start()
   // Each scenario's stream from the bench server, with the layers the bench's own clients use.
   const runtimeFor = (root: string, family: Streams.Family): Runtime =>
-    ManagedRuntime.make(Layer.provide(Clients.ourLayer(`${server.url}/${root}`, family), NodeHttpClient.layerUndici))
+    ManagedRuntime.make(Layer.provide(Clients.ourLayer(`${server.url}/${root}`, family), NodeHttp.layer))
   const runs: Array<readonly [Runtime, (runtime: Runtime, count: boolean) => Promise<void>]> = [
     ...["small", "chat", "anthropic", "responses"].map((name) => {
       const s = Streams.scenario(name)

@@ -1,7 +1,7 @@
 // The README's example, kept here so the type checker proves it still compiles.
-import { NodeHttpClient } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import { LanguageModel, OpenAiChat, Response, UsageMeter } from "effect-llm-stream"
+import { NodeHttp } from "effect-llm-stream/node"
 
 // A provider is a Layer; layerConfig reads OPENAI_API_KEY through Config.
 const Model = OpenAiChat.layerConfig({ model: "gpt-4.1-mini" })
@@ -32,6 +32,6 @@ const program = Effect.gen(function*() {
 // The layers are built once, here at the edge; every call inside the program shares them.
 program.pipe(
   Effect.provide(Layer.mergeAll(Model, UsageMeter.layer)),
-  Effect.provide(NodeHttpClient.layerUndici), // on Node; FetchHttpClient.layer runs anywhere
+  Effect.provide(NodeHttp.layer), // on Node; FetchHttpClient.layer runs anywhere
   Effect.runPromise
 )

@@ -69,7 +69,10 @@ const strict = {
 }
 /** A Node project (@types/node, no DOM lib) and a browser or edge one (DOM lib, no @types/node). */
 const consumerConfigs = {
-  "tsconfig.node.json": { compilerOptions: { ...strict, lib: ["ES2022"], types: ["node"] }, files: ["consumer.ts"] },
+  "tsconfig.node.json": {
+    compilerOptions: { ...strict, lib: ["ES2022"], types: ["node"] },
+    files: ["consumer.ts", "consumer-node.ts"]
+  },
   "tsconfig.dom.json": { compilerOptions: { ...strict, lib: ["ES2022", "DOM"], types: [] }, files: ["consumer.ts"] }
 }
 
@@ -100,6 +103,7 @@ beforeAll(async () => {
   }
   fs.copyFileSync(path.join(fixtures, "main.mjs"), path.join(project, "main.mjs"))
   fs.copyFileSync(path.join(fixtures, "consumer.ts"), path.join(project, "consumer.ts"))
+  fs.copyFileSync(path.join(fixtures, "consumer-node.ts"), path.join(project, "consumer-node.ts"))
 
   // The peers at the versions we develop against (which must satisfy our peer ranges, or npm fails
   // with ERESOLVE), and @types/node because the consumer is a Node program. From the npm cache when
@@ -179,10 +183,15 @@ describe("the packed package", () => {
   )
 
   it(
-    "runs in plain node: both entry points, a TestModel answer streamed and collected",
+    "runs in plain node: every entry point, a TestModel answer streamed and collected, a Chat answer over NodeHttp",
     check(async () => {
       const { stdout } = await run(process.execPath, ["main.mjs"], project)
-      expect(JSON.parse(stdout.trim())).toStrictEqual({ text: "Hello", finishReason: "stop", error: "rate_limit" })
+      expect(JSON.parse(stdout.trim())).toStrictEqual({
+        text: "Hello",
+        finishReason: "stop",
+        error: "rate_limit",
+        node: "over undici (stop)"
+      })
     }),
     60_000
   )
@@ -232,6 +241,7 @@ describe("the packed package", () => {
           .map((f) => path.relative(installed, f).split(path.sep).join("/"))
         expect(ours, config).toContain("dist/index.d.ts")
         expect(ours, config).toContain("dist/testing/index.d.ts")
+        if (config === "tsconfig.node.json") expect(ours, config).toContain("dist/node/index.d.ts")
         // The compiler's own view of the public/internal line: nothing it loaded for the consumer is
         // internal, and no type comes from the shipped sources.
         expect(ours.filter((f) => !f.startsWith("dist/") || f.startsWith("dist/internal/")), config).toStrictEqual([])
@@ -248,6 +258,15 @@ describe("the packed package", () => {
         entries: { [pkg.name]: "index.d.ts", [`${pkg.name}/testing`]: "testing/index.d.ts" },
         peers: Object.keys(pkg.peerDependencies)
       })
+      // The Node entry point's types name `@effect/platform-node` (a dependency, installed with this
+      // package: its undici client and dispatcher); the other entry points' may not.
+      const node = declarationGraph(dist, {
+        entries: { [`${pkg.name}/node`]: "node/index.d.ts" },
+        peers: [...Object.keys(pkg.peerDependencies), "@effect/platform-node"]
+      })
+      expect(node.reachable).toContain("node/NodeHttp.d.ts")
+      expect(node.problems).toStrictEqual([])
+      expect(node.reachable.filter((f) => f.startsWith("internal/"))).toStrictEqual([])
       // The walk must see the public modules, or it proves nothing.
       expect(graph.reachable).toContain("StreamChunk.d.ts")
       expect(graph.reachable).toContain("providers/openai-chat/index.d.ts")

@@ -42,6 +42,44 @@ export type Client = HttpClient.HttpClient
 /** The tag of the HTTP client service. */
 export const Client = HttpClient.HttpClient
 
+/**
+ * A request sent straight to an HTTP client's dispatcher (see {@link direct}): what undici's
+ * `Dispatcher.request` takes, as sent here.
+ */
+export interface DirectRequest {
+  readonly origin: string
+  readonly path: string
+  readonly method: "POST"
+  /** Lower-case names; `content-type: application/json` among them (undici adds `content-length`). */
+  readonly headers: Readonly<Record<string, string>>
+  /** The JSON body, UTF-8 encoded. */
+  readonly body: Uint8Array
+  /** Aborts the request: before its headers, its promise rejects; after, its body is destroyed. */
+  readonly signal: AbortSignal
+}
+
+/**
+ * How a client registered with {@link direct} sends the library's requests: given the request and
+ * the context of the fiber sending it, the promise of undici's response data (`statusCode`,
+ * `headers`, `body`: a Node `Readable`).
+ */
+export type Direct = (request: DirectRequest, context: Context.Context<never>) => Promise<unknown>
+
+/** The clients registered with {@link direct}. Held only as long as each client is. */
+const directs = new WeakMap<HttpClient.HttpClient, Direct>()
+
+/**
+ * Registers `client` as one whose requests from the library may go straight to `send` (the Node
+ * entry point's `NodeHttp` registers its clients so), past the platform's own steps for each
+ * request: its context merge, its request and response objects, its body stream. Only this very
+ * client object: a client made from it (`HttpClient.mapRequest`, any middleware) is a new object,
+ * and its requests go through it as through any other client.
+ */
+export const direct = (client: HttpClient.HttpClient, send: Direct): HttpClient.HttpClient => {
+  directs.set(client, send)
+  return client
+}
+
 /** A started HTTP response whose body has not been read yet. */
 export interface Response {
   readonly status: number
@@ -296,6 +334,121 @@ const addressed = (url: string, headers: Readonly<Record<string, string>>): Http
 }
 
 /**
+ * A response as {@link postJson} sent it: its status and its headers (read once), the response
+ * underneath the platform's ({@link sourceOf}), and the platform's own (undefined for a request sent
+ * straight to a registered client, whose `source` is undici's response data).
+ */
+interface Sent {
+  readonly status: number
+  readonly headers: Readonly<Record<string, string>>
+  readonly source: Source | undefined
+  readonly response: HttpClientResponse.HttpClientResponse | undefined
+  /** Called once the body is opened: from then on, closing the body closes the request. */
+  readonly claim: () => void
+}
+
+const noClaim = (): void => undefined
+
+/** Where a request goes: a URL's origin and its path (with its query), or the error parsing it. */
+type Target = { readonly origin: string; readonly path: string } | { readonly error: unknown }
+
+/**
+ * The targets of the URLs requests were last sent straight to: a provider posts to one URL, parsed
+ * once instead of on every request. Bounded: emptied once it holds {@link maxTargets}.
+ */
+const targets = new Map<string, Target>()
+const maxTargets = 64
+
+const targetOf = (url: string): Target => {
+  let target = targets.get(url)
+  if (target === undefined) {
+    try {
+      const u = new URL(url)
+      target = { origin: u.origin, path: u.pathname + u.search + u.hash }
+    } catch (error) {
+      target = { error }
+    }
+    if (targets.size >= maxTargets) targets.clear()
+    targets.set(url, target)
+  }
+  return target
+}
+
+/**
+ * The headers a request is sent straight with: names in lower case, `content-type` the JSON one
+ * (the platform's client sends them so; undici adds `content-length`). Kept for a frozen headers
+ * object (a provider's fixed headers, sent with every request that adds none), made anew otherwise.
+ */
+const directHeaders = new WeakMap<Readonly<Record<string, string>>, Readonly<Record<string, string>>>()
+
+const sentHeaders = (headers: Readonly<Record<string, string>>): Readonly<Record<string, string>> => {
+  const kept = directHeaders.get(headers)
+  if (kept !== undefined) return kept
+  const sent: Record<string, string> = {}
+  for (const name in headers) if (Object.hasOwn(headers, name)) sent[name.toLowerCase()] = headers[name]!
+  sent["content-type"] = "application/json"
+  if (Object.isFrozen(headers)) directHeaders.set(headers, sent)
+  return sent
+}
+
+/** Shared by every request sent straight to a client: the body as the platform would send it. */
+const encoder = new TextEncoder()
+
+/**
+ * Sends a request straight to a registered client's dispatcher ({@link direct}), with the headers
+ * and body the platform's undici client would send it with ({@link sentHeaders}). It is aborted if the fiber is
+ * interrupted while waiting, and when the attempt's scope closes before its body was opened: between
+ * the two, no step leaves a response nobody will close.
+ */
+const sendDirect = (
+  send: Direct,
+  context: Context.Context<never>,
+  url: string,
+  headers: Readonly<Record<string, string>>,
+  json: string,
+  options: { readonly provider: string; readonly mask?: Redact.Masker | undefined; readonly scope: Lite.Lite }
+): Effect.Effect<Sent, LlmError.LlmError> =>
+  Effect.async<Sent, LlmError.LlmError>((resume) => {
+    const { mask, provider } = options
+    const target = targetOf(url)
+    if ("error" in target) return resume(Effect.fail(networkError(provider, mask, "The request failed", target.error)))
+    const body = encoder.encode(json)
+    const controller = new AbortController()
+    let owned = false
+    options.scope.add(() => {
+      if (!owned) controller.abort()
+    })
+    const request: DirectRequest = {
+      origin: target.origin,
+      path: target.path,
+      method: "POST",
+      headers: sentHeaders(headers),
+      body,
+      signal: controller.signal
+    }
+    send(request, context).then(
+      (data) => {
+        const source = isObject(data) && isUndici(data) && isNodeBody(data["body"]) ? data : undefined
+        if (source === undefined) {
+          controller.abort()
+          return resume(
+            Effect.fail(networkError(provider, mask, "The request failed", "the client gave no readable response"))
+          )
+        }
+        resume(Effect.succeed({
+          status: source["statusCode"] as number,
+          headers: headersOf(undefined, source),
+          source,
+          response: undefined,
+          claim: () => void (owned = true)
+        }))
+      },
+      (cause: unknown) => resume(Effect.fail(networkError(provider, mask, "The request failed", cause)))
+    )
+    return Effect.sync(() => controller.abort())
+  })
+
+/**
  * Posts a JSON body with `client` and returns the response as soon as its headers arrive. Fails
  * with `network` when the request cannot be sent, with `invalid_request` when the body is not
  * serializable or a redirect leads to another origin.
@@ -312,6 +465,11 @@ export const postJson = (client: HttpClient.HttpClient, options: {
   readonly mask?: Redact.Masker | undefined
   /** Signs each request sent (see {@link Signer}). */
   readonly sign?: Signer | undefined
+  /**
+   * The attempt's scope: a request sent straight to a registered client ({@link direct}) is
+   * aborted when it closes, unless its body was opened (which then closes it).
+   */
+  readonly scope: Lite.Lite
 }): Effect.Effect<Response, LlmError.LlmError> =>
   Effect.gen(function*() {
     const { mask, provider } = options
@@ -348,20 +506,33 @@ export const postJson = (client: HttpClient.HttpClient, options: {
     // trace headers only with it.
     const traced = yield* Tracing.seen
     const propagate = traced && (yield* FiberRef.get(HttpClient.currentTracerPropagation))
+    const straight = directs.get(client)
+    const context = straight === undefined ? undefined : yield* Effect.context<never>()
+    /** What a response's span records of it. */
+    const recordResponse = (span: Tracer.Span | undefined, sent: Sent): Sent => {
+      if (span !== undefined) {
+        span.attribute("http.response.status_code", sent.status)
+        recordHeaders(span, "http.response.header", sent.headers, spanResponseHeaders, mask)
+      }
+      return sent
+    }
     /** Posts to `url` with `headers`: the response, the response underneath it, and its headers read once (a platform response builds them anew on every read). */
     const execute = (url: string, headers: Readonly<Record<string, string>>, span: Tracer.Span | undefined) =>
-      client.execute(HttpClientRequest.bodyText(addressed(url, headers), json, "application/json")).pipe(
-        Effect.mapError((e) => networkError(provider, mask, "The request failed", e.cause ?? e)),
-        Effect.map((response) => {
-          const source = sourceOf(response)
-          const headers = headersOf(response, source)
-          if (span !== undefined) {
-            span.attribute("http.response.status_code", response.status)
-            recordHeaders(span, "http.response.header", headers, spanResponseHeaders, mask)
-          }
-          return { response, source, headers }
-        })
-      )
+      straight !== undefined ?
+        Effect.map(sendDirect(straight, context!, url, headers, json, options), (sent) => recordResponse(span, sent)) :
+        client.execute(HttpClientRequest.bodyText(addressed(url, headers), json, "application/json")).pipe(
+          Effect.mapError((e) => networkError(provider, mask, "The request failed", e.cause ?? e)),
+          Effect.map((response) => {
+            const source = sourceOf(response)
+            return recordResponse(span, {
+              status: response.status,
+              headers: headersOf(response, source),
+              source,
+              response,
+              claim: noClaim
+            })
+          })
+        )
     const send = (url: string) =>
       Effect.flatMap(signed(url), (requestHeaders) =>
         !traced ?
@@ -389,20 +560,22 @@ export const postJson = (client: HttpClient.HttpClient, options: {
           }))
     let url = options.url
     for (let redirects = 0;; redirects++) {
-      const { headers, response, source } = yield* send(url)
+      const sent = yield* send(url)
+      const { headers, status } = sent
       const location = headers["location"]
-      if (!redirectStatuses.has(response.status) || location === undefined) {
+      if (!redirectStatuses.has(status) || location === undefined) {
         const failed = (cause: unknown) => networkError(provider, mask, "The connection failed while streaming", cause)
-        return { status: response.status, headers, open: openBody(response, source, failed) }
+        return { status, headers, open: openBody(sent, failed) }
       }
       // The redirect's own body is not wanted: stop reading it, which closes its connection.
-      yield* Stream.runDrain(Stream.take(response.stream, 1)).pipe(Effect.ignore)
+      if (sent.response !== undefined) yield* Stream.runDrain(Stream.take(sent.response.stream, 1)).pipe(Effect.ignore)
+      else readsOf(sent.source)?.cancel()
       const next = resolve(location, url)
       if (next === undefined || next.protocol !== "http:" && next.protocol !== "https:") {
         return yield* Effect.fail(LlmError.make({
           code: "protocol",
-          message: `The server answered HTTP ${response.status} with a Location that is not an http(s) URL`,
-          status: response.status,
+          message: `The server answered HTTP ${status} with a Location that is not an http(s) URL`,
+          status,
           provider,
           retryable: false
         }))
@@ -413,11 +586,11 @@ export const postJson = (client: HttpClient.HttpClient, options: {
           provider,
           `The server redirected to another origin (${next.origin}); the API key is only sent to ${origin}. ` +
             `If the endpoint moved, set baseUrl to the new location.`,
-          response.status
+          status
         ))
       }
       if (redirects >= maxRedirects) {
-        return yield* Effect.fail(redirectError(provider, `More than ${maxRedirects} redirects`, response.status))
+        return yield* Effect.fail(redirectError(provider, `More than ${maxRedirects} redirects`, status))
       }
       url = next.toString()
     }
@@ -548,7 +721,7 @@ const isUndici = (source: Source): boolean => typeof source["statusCode"] === "n
  * headers, with their names lower-cased.
  */
 const headersOf = (
-  response: HttpClientResponse.HttpClientResponse,
+  response: HttpClientResponse.HttpClientResponse | undefined,
   source: Source | undefined
 ): Readonly<Record<string, string>> => {
   const raw = source?.["headers"]
@@ -562,7 +735,7 @@ const headersOf = (
     }
     return out
   }
-  return lowerCased(response.headers)
+  return response === undefined ? {} : lowerCased(response.headers)
 }
 
 /**
@@ -583,14 +756,14 @@ export const readsOf = (source: Source | undefined): Reads | undefined => {
       cancel: () => void reader.cancel().catch(() => undefined)
     }
   }
-  if (
-    isUndici(source) && typeof body["read"] === "function" &&
-    typeof body["on"] === "function" && typeof body["destroy"] === "function"
-  ) {
-    return new NodeReads(body as unknown as NodeBody)
-  }
+  if (isUndici(source) && isNodeBody(body)) return new NodeReads(body)
   return undefined
 }
+
+/** Whether `body` is read as a Node `Readable` ({@link NodeBody}). */
+const isNodeBody = (body: unknown): body is NodeBody =>
+  isObject(body) && typeof body["read"] === "function" && typeof body["on"] === "function" &&
+  typeof body["destroy"] === "function"
 
 /** Calls `f` once, after what is already due on the event loop (its I/O included). */
 const afterIo = (f: () => void): void => {
@@ -634,14 +807,15 @@ const drain = (reads: Reads, done: () => void): void => {
  * said the answer is complete ({@link Body.complete}), read to its end first.
  */
 const openBody = (
-  response: HttpClientResponse.HttpClientResponse,
-  source: Source | undefined,
+  sent: Sent,
   failed: (cause: unknown) => LlmError.LlmError
 ) =>
 (scope: Lite.Lite): Effect.Effect<Body> =>
   Effect.suspend(() => {
-    const reads = readsOf(source)
-    if (reads === undefined) return openStream(response.stream, failed, scope)
+    const { response } = sent
+    const reads = readsOf(sent.source)
+    // A response sent straight (no platform response) is always one that `readsOf` reads.
+    if (reads === undefined) return openStream(response!.stream, failed, scope)
     let ended = false
     let complete = false
     const request: Body["request"] = (done) => {
@@ -680,7 +854,9 @@ const openBody = (
         afterIo(once)
       })
     }
-    return Lite.addThen(scope, close, Effect.succeed({ read, request, complete: () => void (complete = true) }))
+    const opened = Lite.addThen(scope, close, Effect.succeed({ read, request, complete: () => void (complete = true) }))
+    sent.claim()
+    return opened
   })
 
 /**

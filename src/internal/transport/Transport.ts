@@ -617,7 +617,8 @@ const open = <Ev>(
       body: req.body,
       provider: req.provider,
       mask,
-      sign: req.sign
+      sign: req.sign,
+      scope
     })
     watch.startIdle()
     const headers = maskHeaders(response.headers, mask)

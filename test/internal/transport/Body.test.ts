@@ -16,6 +16,7 @@ import * as Stream from "effect/Stream"
 import * as Supervisor from "effect/Supervisor"
 import type { ServerResponse } from "node:http"
 import * as LanguageModel from "../../../src/LanguageModel.js"
+import * as NodeHttp from "../../../src/node/NodeHttp.js"
 import * as OpenAiChat from "../../../src/providers/openai-chat/index.js"
 import * as Response from "../../../src/Response.js"
 import * as StreamChunk from "../../../src/StreamChunk.js"
@@ -24,6 +25,7 @@ import { chatBody, type Hostile, make, writeMany } from "../../support/hostile.j
 const clients: ReadonlyArray<readonly [string, Layer.Layer<HttpClient.HttpClient>, { readonly direct: boolean }]> = [
   ["FetchHttpClient", FetchHttpClient.layer, { direct: true }],
   ["NodeHttpClient.layerUndici", NodeHttpClient.layerUndici, { direct: true }],
+  ["NodeHttp.layer (straight to undici)", NodeHttp.layer, { direct: true }],
   ["NodeHttpClient.layer (node:http)", NodeHttpClient.layer, { direct: false }]
 ]
 
