@@ -41,9 +41,12 @@ interface Seen {
   readonly path: unknown
 }
 
-/** An Agent whose `request` calls are recorded. */
-const spied = () => {
+/** An Agent whose `request` calls are recorded, destroyed with the scope. */
+const spied = Effect.suspend(() => {
   const agent = new Undici.Agent()
+  return Effect.as(Effect.addFinalizer(() => Effect.promise(() => agent.destroy())), recorded(agent))
+})
+const recorded = (agent: Undici.Agent) => {
   const seen: Array<Seen> = []
   const request = agent.request.bind(agent)
   const spy = Object.assign(Object.create(agent) as Undici.Agent, {
@@ -58,15 +61,14 @@ const spied = () => {
       return request(options)
     }
   })
-  return { agent, spy, seen }
+  return { spy, seen }
 }
 
 describe("NodeHttp", () => {
   it.live("a provider's request goes straight to the dispatcher, sent as the platform's client sends it", () =>
     Effect.gen(function*() {
       const server = yield* answering
-      const { agent, seen, spy } = spied()
-      yield* Effect.addFinalizer(() => Effect.promise(() => agent.destroy()))
+      const { seen, spy } = yield* spied
       const response = yield* LanguageModel.chat("hi").pipe(
         Effect.provide(modelOver(server, Layer.succeed(HttpClient.HttpClient, NodeHttp.make(spy))))
       )
@@ -110,8 +112,7 @@ describe("NodeHttp", () => {
   it.live("a client made from it (middleware) is used as any client is: its middleware applies", () =>
     Effect.gen(function*() {
       const server = yield* answering
-      const { agent, seen, spy } = spied()
-      yield* Effect.addFinalizer(() => Effect.promise(() => agent.destroy()))
+      const { seen, spy } = yield* spied
       const wrapped = HttpClient.mapRequest(NodeHttp.make(spy), HttpClientRequest.setHeader("x-middleware", "yes"))
       const response = yield* LanguageModel.chat("hi").pipe(
         Effect.provide(modelOver(server, Layer.succeed(HttpClient.HttpClient, wrapped)))
@@ -163,8 +164,7 @@ describe("NodeHttp", () => {
   it.live("layerWithoutDispatcher sends over the Dispatcher in the context", () =>
     Effect.gen(function*() {
       const server = yield* answering
-      const { agent, seen, spy } = spied()
-      yield* Effect.addFinalizer(() => Effect.promise(() => agent.destroy()))
+      const { seen, spy } = yield* spied
       const http = Layer.provide(NodeHttp.layerWithoutDispatcher, Layer.succeed(NodeHttpClient.Dispatcher, spy))
       const response = yield* LanguageModel.chat("hi").pipe(Effect.provide(modelOver(server, http)))
       expect(response.text).toBe("Hello there")

@@ -384,8 +384,7 @@ const directHeaders = new WeakMap<Readonly<Record<string, string>>, Readonly<Rec
 const sentHeaders = (headers: Readonly<Record<string, string>>): Readonly<Record<string, string>> => {
   const kept = directHeaders.get(headers)
   if (kept !== undefined) return kept
-  const sent: Record<string, string> = {}
-  for (const name in headers) if (Object.hasOwn(headers, name)) sent[name.toLowerCase()] = headers[name]!
+  const sent = lowerCased(headers)
   sent["content-type"] = "application/json"
   if (Object.isFrozen(headers)) directHeaders.set(headers, sent)
   return sent
