@@ -1,5 +1,9 @@
+import * as HttpClient from "@effect/platform/HttpClient"
+import { Effect, Exit } from "effect"
 import * as fc from "fast-check"
+import { Readable } from "node:stream"
 import { describe, expect, it } from "vitest"
+import * as Lite from "../../../src/internal/scope.js"
 import * as Http from "../../../src/internal/transport/Http.js"
 
 /** What `secretsOf` must find: written with the regular expression it no longer runs. */
@@ -59,5 +63,49 @@ describe("Http.secretsOf", () => {
       }),
       { numRuns: 2000 }
     )
+  })
+})
+
+describe("Http.direct", () => {
+  /** A client registered as direct whose `send` answers 200 with `body`, recording each request's signal. */
+  const directClient = (body: Readable) => {
+    const signals: Array<AbortSignal> = []
+    const client = Http.direct(
+      HttpClient.make(() => Effect.die("the platform path must not be taken")),
+      (request) => {
+        signals.push(request.signal)
+        return Promise.resolve({ statusCode: 200, headers: { "content-type": "text/event-stream" }, body })
+      }
+    )
+    return { client, signals }
+  }
+  const post = (client: HttpClient.HttpClient, scope: Lite.Lite) =>
+    Http.postJson(client, { url: "http://127.0.0.1:1/v1", headers: {}, body: {}, provider: "test", scope })
+
+  it("a request whose body is never opened is aborted when its attempt's scope closes", async () => {
+    const { client, signals } = directClient(Readable.from([]))
+    const scope = Lite.make()
+    const response = await Effect.runPromise(post(client, scope))
+    expect(response.status).toBe(200)
+    expect(signals[0]!.aborted).toBe(false)
+    await Effect.runPromise(scope.close(Exit.void))
+    expect(signals[0]!.aborted).toBe(true)
+  })
+
+  it("once its body is opened, the body's own scope closes it, and the attempt's scope does not abort it", async () => {
+    const body = new Readable({ read() {} })
+    body.push("data: 1\n\n")
+    const { client, signals } = directClient(body)
+    const attempt = Lite.make()
+    const response = await Effect.runPromise(post(client, attempt))
+    const reading = Lite.make()
+    const opened = await Effect.runPromise(response.open(reading))
+    expect(new TextDecoder().decode(await Effect.runPromise(opened.read))).toBe("data: 1\n\n")
+    await Effect.runPromise(attempt.close(Exit.void))
+    expect(signals[0]!.aborted).toBe(false)
+    expect(body.destroyed).toBe(false)
+    await Effect.runPromise(reading.close(Exit.void))
+    expect(body.destroyed).toBe(true)
+    expect(signals[0]!.aborted).toBe(false)
   })
 })
