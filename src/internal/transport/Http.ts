@@ -394,12 +394,6 @@ const sentHeaders = (headers: Readonly<Record<string, string>>): Readonly<Record
 const encoder = new TextEncoder()
 
 /**
- * Sends a request straight to a registered client's dispatcher ({@link direct}), with the headers
- * and body the platform's undici client would send it with ({@link sentHeaders}). It is aborted if the fiber is
- * interrupted while waiting, and when the attempt's scope closes before its body was opened: between
- * the two, no step leaves a response nobody will close.
- */
-/**
  * What aborts a direct request when its attempt's scope closes, unless its body was claimed first.
  * Made apart from the request's callbacks: a closure there would share their scope, and through
  * `resume` keep the request's finished fiber (its context and fiber refs, ≈ 2.3 KB) alive for as
@@ -415,6 +409,12 @@ const guardOf = (controller: AbortController): { readonly claim: () => void; rea
   }
 }
 
+/**
+ * Sends a request straight to a registered client's dispatcher ({@link direct}), with the headers
+ * and body the platform's undici client would send it with ({@link sentHeaders}). It is aborted if the fiber is
+ * interrupted while waiting, and when the attempt's scope closes before its body was opened: between
+ * the two, no step leaves a response nobody will close.
+ */
 const sendDirect = (
   send: Direct,
   context: Context.Context<never>,
