@@ -89,4 +89,32 @@ describe("Utf8Reads", () => {
     // A surrogate's encoding is never valid: each byte is one U+FFFD, split or not.
     expect(ours([Uint8Array.of(0xed, 0xa0), Uint8Array.of(0x80)]).text).toBe("\uFFFD\uFFFD\uFFFD")
   })
+
+  it("bodies decoded at once, their reads interleaved, each decode as on their own (nothing shared leaks)", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(byte, { maxLength: 60 }), { minLength: 2, maxLength: 4 }),
+        fc.array(fc.nat(), { maxLength: 10 }),
+        fc.array(fc.nat(), { maxLength: 40 }),
+        (bodies, cuts, order) => {
+          const reads = bodies.map((b) => splitAnywhere(Uint8Array.from(b), cuts))
+          const decoders = bodies.map(() => new Utf8Reads())
+          const texts = bodies.map(() => "")
+          const next = bodies.map(() => 0)
+          // Takes turns in the order given, then finishes every body in turn.
+          const turns = [...order.map((n) => n % bodies.length), ...bodies.flatMap((_, i) => reads[i]!.map(() => i))]
+          for (const i of turns) {
+            const read = reads[i]![next[i]!]
+            if (read === undefined) continue
+            next[i]!++
+            texts[i] += decoders[i]!.decode(read)
+          }
+          bodies.forEach((_, i) => {
+            expect({ text: texts[i], cut: decoders[i]!.end() }).toStrictEqual(reference(reads[i]!))
+          })
+        }
+      ),
+      { numRuns: 1000 }
+    )
+  })
 })

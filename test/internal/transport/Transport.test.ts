@@ -351,4 +351,67 @@ describe("Transport: header timeout", () => {
       { headersAfter: "10 minutes", body: "m\nt:late\nf:stop\n" },
       { body: "m\nt:ok\nf:stop\n" }
     ]))))
+
+  /** The toy line framer, counting how many were made. */
+  const counted = (made: { n: number }) => (): Transport.Framer<string> => {
+    made.n++
+    return lineFramer()
+  }
+
+  it.effect("an attempt's framer and decoder are made while its request waits for headers, once", () =>
+    Effect.gen(function*() {
+      const made = { n: 0 }
+      const fiber = yield* Effect.fork(collect(toy({ framer: counted(made) })))
+      // The headers are held back on the test clock; the event loop turns meanwhile.
+      yield* awaitSleepUntil(5_000)
+      yield* settle()
+      expect(made.n).toBe(1)
+      yield* TestClock.adjust("5 seconds")
+      expect(yield* Fiber.join(fiber)).toStrictEqual([
+        StreamChunk.metadata("toy", "toy-1"),
+        StreamChunk.textDelta("late"),
+        StreamChunk.finish("stop", "stop")
+      ])
+      expect(made.n).toBe(1)
+    }).pipe(Effect.provide(Replay.layer({ headersAfter: "5 seconds", body: "m\nt:late\nf:stop\n" }))))
+
+  it.effect("a retried attempt gets a framer of its own: one per attempt, whenever its headers come", () =>
+    Effect.gen(function*() {
+      const made = { n: 0 }
+      const fiber = yield* Effect.fork(
+        collect(toy({ framer: counted(made), retry: { schedule: Schedule.spaced("1 second") } }))
+      )
+      yield* awaitSleepUntil(1_000)
+      yield* TestClock.adjust("1 second")
+      expect(yield* Fiber.join(fiber)).toStrictEqual([
+        StreamChunk.metadata("toy", "toy-1"),
+        StreamChunk.textDelta("second"),
+        StreamChunk.finish("stop", "stop")
+      ])
+      expect(made.n).toBe(2)
+    }).pipe(Effect.provide(Replay.layer([
+      { status: 503, body: "busy" },
+      { body: "m\nt:second\nf:stop\n" }
+    ]))))
+
+  it.effect("a framer that throws while the request is in flight ends the stream in its error chunk, thrown nowhere else", () =>
+    Effect.gen(function*() {
+      let calls = 0
+      const framer = (): Transport.Framer<string> => {
+        calls++
+        throw new Error("the framer broke")
+      }
+      const fiber = yield* Effect.fork(collectResponse(toy({ framer })))
+      yield* awaitSleepUntil(5_000)
+      yield* settle()
+      // Made once in the wait (and thrown there, caught), made again when the body is read.
+      expect(calls).toBe(1)
+      yield* TestClock.adjust("5 seconds")
+      const response = yield* Fiber.join(fiber)
+      expect(calls).toBe(2)
+      expect(response.text).toBe("")
+      expect(response.finishReason).toBe("error")
+      expect(response.error?.code).toBe("unknown")
+      expect(response.error?.message).toBe("Internal defect: the framer broke")
+    }).pipe(Effect.provide(Replay.layer({ headersAfter: "5 seconds", body: "m\nt:never\nf:stop\n" }))))
 })
