@@ -14,11 +14,13 @@ import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as LanguageModel from "../../src/LanguageModel.js"
 import * as NodeHttp from "../../src/node/NodeHttp.js"
 import * as OpenAiChat from "../../src/providers/openai-chat/index.js"
 import { chatBody, type Hostile, make } from "../support/hostile.js"
+import { withSpans } from "../support/spans.js"
 
 const key = "sk-test-node-http"
 
@@ -89,6 +91,36 @@ describe("NodeHttp", () => {
       expect(received!.headers["content-length"]).toBe(String(new TextEncoder().encode(body).length))
       expect(received!.headers["authorization"]).toBe(`Bearer ${key}`)
       expect(received!.body).toBe(body)
+    }).pipe(Effect.scoped))
+
+  it.live("with a tracer installed, a request sent straight to undici still gets its HTTP span and sends its trace on", () =>
+    Effect.gen(function*() {
+      const server = yield* answering
+      const { seen, spy } = yield* spied
+      const { result, spans } = yield* withSpans(
+        LanguageModel.chat("hi").pipe(
+          Effect.provide(modelOver(server, Layer.succeed(HttpClient.HttpClient, NodeHttp.make(spy))))
+        )
+      )
+      expect(result.text).toBe("Hello there")
+      expect(seen.length).toBe(1)
+      expect(spans.map((s) => s.name)).toStrictEqual(["chat m", "http.client POST"])
+      const [chat, http] = spans
+      expect(Option.map(http!.parent, (p) => p.spanId)).toStrictEqual(Option.some(chat!.spanId))
+      expect(server.requests[0]!.headers["traceparent"]).toBe(`00-${http!.traceId}-${http!.spanId}-01`)
+    }).pipe(Effect.scoped))
+
+  it.live("without a tracer, a request sent straight to undici carries no trace headers", () =>
+    Effect.gen(function*() {
+      const server = yield* answering
+      const { spy } = yield* spied
+      const response = yield* LanguageModel.chat("hi").pipe(
+        Effect.provide(modelOver(server, Layer.succeed(HttpClient.HttpClient, NodeHttp.make(spy))))
+      )
+      expect(response.text).toBe("Hello there")
+      expect(Object.keys(server.requests[0]!.headers).filter((h) => h === "traceparent" || h === "b3")).toStrictEqual(
+        []
+      )
     }).pipe(Effect.scoped))
 
   it.live("the same request and answer as NodeHttpClient.layerUndici", () =>
