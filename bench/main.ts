@@ -82,9 +82,12 @@ const main = async (): Promise<void> => {
   const sparse = (name: string): boolean => name === "ai 6 + @ai-sdk"
   const every = quick ? 1 : 3
   // The platform baselines run where the targets compare: the main scenarios warm, the
-  // concurrent and open streams.
+  // concurrent and open streams. The other scenarios (the tool argument, the reasoning stream) run
+  // the floor, the peers, the README way (whose first chunk the targets compare with theirs),
+  // `Response.collect` and `Stream.runForEach`.
   const lean = (name: string): boolean =>
-    (!name.startsWith("ours") && !Clients.isPlatform(name)) || name === "ours collect" || name === "ours runForEach"
+    (!name.startsWith("ours") && !Clients.isPlatform(name)) || name === "ours collect" ||
+    name === "ours runForEach" || name === "ours README (collectWith, undici)"
   // A slow client (`slow`) has no cold run: at 100× the floor and more, its first requests add nothing.
   const comparedCold = (name: string): boolean =>
     name === "floor" || name === "ours README (collectWith, undici)" ||
