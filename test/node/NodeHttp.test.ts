@@ -20,7 +20,7 @@ import * as LanguageModel from "../../src/LanguageModel.js"
 import * as NodeHttp from "../../src/node/NodeHttp.js"
 import * as OpenAiChat from "../../src/providers/openai-chat/index.js"
 import { chatBody, type Hostile, make } from "../support/hostile.js"
-import { withSpans } from "../support/spans.js"
+import { traceHeaders, withSpans } from "../support/spans.js"
 
 const key = "sk-test-node-http"
 
@@ -29,6 +29,10 @@ const modelOver = (server: Hostile, http: Layer.Layer<HttpClient.HttpClient>) =>
     OpenAiChat.layer({ model: "m", apiKey: Redacted.make(key), baseUrl: `${server.url}/v1`, retry: { times: 0 } }),
     http
   )
+
+/** The model over a client made from `spy` (requests sent straight to it). */
+const modelOverSpy = (server: Hostile, spy: Undici.Agent) =>
+  modelOver(server, Layer.succeed(HttpClient.HttpClient, NodeHttp.make(spy)))
 
 const answering = make((_req, res) => {
   res.writeHead(200, { "content-type": "text/event-stream" })
@@ -72,7 +76,7 @@ describe("NodeHttp", () => {
       const server = yield* answering
       const { seen, spy } = yield* spied
       const response = yield* LanguageModel.chat("hi").pipe(
-        Effect.provide(modelOver(server, Layer.succeed(HttpClient.HttpClient, NodeHttp.make(spy))))
+        Effect.provide(modelOverSpy(server, spy))
       )
       expect(response.text).toBe("Hello there")
       expect(response.finishReason).toBe("stop")
@@ -99,7 +103,7 @@ describe("NodeHttp", () => {
       const { seen, spy } = yield* spied
       const { result, spans } = yield* withSpans(
         LanguageModel.chat("hi").pipe(
-          Effect.provide(modelOver(server, Layer.succeed(HttpClient.HttpClient, NodeHttp.make(spy))))
+          Effect.provide(modelOverSpy(server, spy))
         )
       )
       expect(result.text).toBe("Hello there")
@@ -115,12 +119,10 @@ describe("NodeHttp", () => {
       const server = yield* answering
       const { spy } = yield* spied
       const response = yield* LanguageModel.chat("hi").pipe(
-        Effect.provide(modelOver(server, Layer.succeed(HttpClient.HttpClient, NodeHttp.make(spy))))
+        Effect.provide(modelOverSpy(server, spy))
       )
       expect(response.text).toBe("Hello there")
-      expect(Object.keys(server.requests[0]!.headers).filter((h) => h === "traceparent" || h === "b3")).toStrictEqual(
-        []
-      )
+      expect(traceHeaders(server.requests[0]!.headers)).toStrictEqual([])
     }).pipe(Effect.scoped))
 
   it.live("the same request and answer as NodeHttpClient.layerUndici", () =>

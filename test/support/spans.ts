@@ -18,3 +18,7 @@ export const withSpans = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
     const result = yield* Effect.withTracer(effect, recording)
     return { result, spans }
   })
+
+/** The trace headers (`traceparent`, `b3`) among a request's headers, sorted. */
+export const traceHeaders = (headers: Readonly<Record<string, unknown>>): Array<string> =>
+  Object.keys(headers).filter((h) => h === "traceparent" || h === "b3").sort()

@@ -18,7 +18,7 @@ import * as LanguageModel from "../../src/LanguageModel.js"
 import * as Anthropic from "../../src/providers/anthropic/index.js"
 import * as Telemetry from "../../src/Telemetry.js"
 import * as Replay from "../../src/testing/Replay.js"
-import { withSpans } from "../support/spans.js"
+import { traceHeaders, withSpans } from "../support/spans.js"
 
 const body = readFileSync(new URL("../fixtures/anthropic/text.sse", import.meta.url), "utf8")
 const anthropic = (model: string) =>
@@ -38,9 +38,6 @@ const request = (model: string) =>
     expect(sent.length).toBe(1)
     return { text, headers: sent[0]!.headers }
   }).pipe(Effect.provide(Replay.layer({ body })))
-
-const traceHeaders = (headers: Readonly<Record<string, string>>): Array<string> =>
-  Object.keys(headers).filter((h) => h === "traceparent" || h === "b3").sort()
 
 describe("spans only where they can be seen", () => {
   it.effect("spansSeen: not under the built-in tracer alone; inside a span, with a tracer; never with tracing off", () =>

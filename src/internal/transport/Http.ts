@@ -634,7 +634,7 @@ const postJsonWith = (
       const sent = redirects === 0 && first !== undefined ? first.sent : yield* send(url)
       const { headers, status } = sent
       const location = headers["location"]
-      if (!isRedirect(sent) || location === undefined) return responseOf(sent, options)
+      if (!redirectStatuses.has(status) || location === undefined) return responseOf(sent, options)
       // The redirect's own body is not wanted: stop reading it, which closes its connection.
       if (sent.response !== undefined) yield* Stream.runDrain(Stream.take(sent.response.stream, 1)).pipe(Effect.ignore)
       else readsOf(sent.source)?.cancel()
