@@ -207,6 +207,12 @@ export const ToolChoice = Schema.Union(
  */
 export type ToolChoice = typeof ToolChoice.Type
 
+/** What `JSONSchema.make` returns (its interfaces have no index signature, so a JSON object type refuses them). */
+const JsonSchemaRoot: Schema.Schema<JSONSchema.JsonSchema7Root> = Schema.declare(
+  (u: unknown): u is JSONSchema.JsonSchema7Root => typeof u === "object" && u !== null && !Array.isArray(u),
+  { identifier: "JsonSchema7Root", description: "a JSON Schema", jsonSchema: { type: "object" } }
+)
+
 /**
  * The shape of the answer: free text, any JSON object, or JSON matching a schema.
  *
@@ -219,7 +225,8 @@ export const ResponseFormat = Schema.Union(
   Schema.Struct({
     type: Schema.Literal("json_schema"),
     name: Schema.String,
-    schema: Json.JsonObject,
+    /** A JSON Schema object: `JSONSchema.make(aSchema)` as it is, or any JSON object. */
+    schema: Schema.Union(Json.JsonObject, JsonSchemaRoot),
     description: Schema.optional(Schema.String),
     strict: Schema.optional(Schema.Boolean)
   })
@@ -286,8 +293,52 @@ export type Input = ChatRequest | string
  * @since 0.1.0
  * @category constructors
  */
-export const make = (input: Input): ChatRequest =>
-  typeof input === "string" ? { messages: [{ role: "user", content: input }] } : input
+export const make = (input: Input): ChatRequest => {
+  if (typeof input === "string") return { messages: [{ role: "user", content: input }] }
+  // A typed tool (or a toolkit of them) goes to the provider as its plain definition: no handler or
+  // Schema object reaches a request body, a span or a log.
+  if (input.tools !== undefined && input.tools.some(isTyped)) return { ...input, tools: input.tools.map(plainTool) }
+  return input
+}
+
+/** The mark `Tool.make` puts on a typed tool (the same symbol as `Tool.TypeId`, read without importing it). */
+const typedToolMark = Symbol.for("effect-llm-stream/Tool")
+
+const isTyped = (tool: Tool): boolean => typedToolMark in tool
+
+const plainTool = (tool: Tool): Tool => {
+  if (!isTyped(tool)) return tool
+  const out: { -readonly [K in keyof Tool]: Tool[K] } = { name: tool.name, parameters: tool.parameters }
+  if (tool.description !== undefined) out.description = tool.description
+  if (tool.strict !== undefined) out.strict = tool.strict
+  return out
+}
+
+/**
+ * A `responseFormat` asking for JSON matching an Effect Schema (through `JSONSchema.make`), e.g.
+ * `{ ...request, responseFormat: ChatRequest.jsonSchema("person", Person) }`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const jsonSchema = <A, I, R>(
+  name: string,
+  schema: Schema.Schema<A, I, R>,
+  options?: { readonly description?: string; readonly strict?: boolean }
+): ResponseFormat => {
+  const json = JSONSchema.make(schema) as unknown as { readonly [key: string]: unknown }
+  const { $schema: _drop, ...rest } = json
+  const out: {
+    type: "json_schema"
+    name: string
+    schema: { readonly [key: string]: unknown }
+    description?: string
+    strict?: boolean
+  } = { type: "json_schema", name, schema: rest }
+  if (options?.description !== undefined) out.description = options.description
+  if (options?.strict !== undefined) out.strict = options.strict
+  return out
+}
 
 /**
  * A user message.

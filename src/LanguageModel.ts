@@ -18,15 +18,22 @@
  */
 import * as Chunk from "effect/Chunk"
 import * as Context from "effect/Context"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import type * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as ChatRequest from "./ChatRequest.js"
+import * as Loop from "./internal/agent/loop.js"
+import * as StructuredOutput from "./internal/agent/object.js"
 import * as Source from "./internal/source.js"
 import * as LlmError from "./LlmError.js"
 import * as Response from "./Response.js"
 import * as StreamChunk from "./StreamChunk.js"
 import * as Telemetry from "./Telemetry.js"
+import type * as Tool from "./Tool.js"
+import type * as ToolCall from "./ToolCall.js"
+import type * as Toolkit from "./Toolkit.js"
 import * as UsageMeter from "./UsageMeter.js"
 
 /**
@@ -247,3 +254,180 @@ export const fallback = <E, R, const Others extends ReadonlyArray<Layer.Layer<La
     R | { [K in keyof Others]: Layer.Layer.Context<Others[K]> }[number]
   >
 }
+
+// ---------------------------------------------------------------------------------------------
+// The agent loop
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * What `prepareStep` may change in the request of the step about to run: any request field but
+ * `tools` (model options, `toolChoice`, `messages` …), and `activeTools`, the names of the tools
+ * offered in that step (a call to another tool gets an error result).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type StepOverrides = Loop.StepOverrides
+
+/**
+ * What `prepareStep` sees: the step about to run (from 1), the request it would send, and every
+ * finished step before it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type StepContext = Loop.StepContext
+
+/**
+ * The options of {@link streamWithTools} and {@link chatWithTools}; `R` is what `approve` and
+ * `prepareStep` need.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ToolLoopOptions<R = never> {
+  /** The most steps (model requests) the loop makes; default 10. Reached, it ends with a normal `finish`. */
+  readonly maxSteps?: number | undefined
+  /**
+   * Ends the loop after a finished step whose calls were answered, when the condition (or any of
+   * them) holds: `Tool.stepCountIs(n)`, `Tool.hasToolCall(name)`, or your own.
+   */
+  readonly stopWhen?: Tool.StopCondition | ReadonlyArray<Tool.StopCondition> | undefined
+  /** How many of a step's calls run at once; default 8. */
+  readonly concurrency?: number | undefined
+  /** How long one call may run (on the Effect clock); past it the model gets an error result. */
+  readonly toolTimeout?: Duration.DurationInput | undefined
+  /**
+   * Decides a call of a tool with `needsApproval`: `false` (or no `approve` at all) sends the model an
+   * error result saying the call was denied.
+   */
+  readonly approve?: ((call: ToolCall.ToolCall) => Effect.Effect<boolean, never, R>) | undefined
+  /** Changes the request of each step before it is sent (a plain value or an Effect). */
+  readonly prepareStep?:
+    | ((context: StepContext) => StepOverrides | Effect.Effect<StepOverrides, never, R>)
+    | undefined
+}
+
+/**
+ * Runs an agent loop as one stream: the model answers, the toolkit's handlers run the calls it made,
+ * the model answers again with the results, until a step ends without tool calls (or `maxSteps`,
+ * `stopWhen`, or a call of a client tool — one without a handler — ends it).
+ *
+ * Each step's chunks stream through as they arrive. After a step that ends in `tool_calls`, its calls
+ * run (up to `concurrency` at once, each interruptible, each within `toolTimeout`) and their
+ * `tool-result` chunks follow in call order; a `step-finish` chunk closes the step (its own `finish`
+ * becomes this), and the next step's request carries the step's whole assistant message (reasoning
+ * with its signatures, text, tool calls with their ids) and the results, in the provider's native
+ * shape. Exactly one terminal chunk ends the stream: the last step's `finish`, or the error a step
+ * ended in. The `metadata` chunk is the first step's; each `usage` chunk sums the steps so far (so the
+ * last one sums them all); the `UsageMeter` counts each step as a request.
+ *
+ * Arguments the tool's Schema refuses, an unknown tool, a handler's typed failure, a defect (its
+ * message only), a timeout and a denied approval all go back to the model as error results, so it can
+ * repair its call: none of them ends the stream. Tools given as plain definitions in the request's
+ * own `tools` are client tools too.
+ *
+ * @since 0.1.0
+ * @category agents
+ */
+export const streamWithTools = <Tools extends Tool.Any, R = never>(
+  request: ChatRequest.Input,
+  toolkit: Toolkit.Toolkit<Tools>,
+  options?: ToolLoopOptions<R>
+): Stream.Stream<StreamChunk.StreamChunk, never, LanguageModel | Tool.Requirements<Tools> | R> =>
+  Stream.unwrap(Effect.map(LanguageModel, (model) => Loop.run(model, request, toolkit, options)))
+
+/**
+ * {@link streamWithTools}, collected: the `Response` of the last step, whose `usage` sums every step,
+ * whose `steps` holds each step's `Response` and whose `messages` is the whole conversation (the
+ * request's messages, then every step's), ready to continue. Fails with `LlmError` (carrying that
+ * response) when a step ended in an error.
+ *
+ * @since 0.1.0
+ * @category agents
+ */
+export const chatWithTools = <Tools extends Tool.Any, R = never>(
+  request: ChatRequest.Input,
+  toolkit: Toolkit.Toolkit<Tools>,
+  options?: ToolLoopOptions<R>
+): Effect.Effect<Response.Response, LlmError.LlmError, LanguageModel | Tool.Requirements<Tools> | R> =>
+  Effect.suspend(() => {
+    const base = ChatRequest.make(request)
+    return Response.collect(streamWithTools(base, toolkit, options)).pipe(
+      Effect.map((response): Response.Response => ({
+        ...response,
+        messages: [...base.messages, ...response.messages]
+      })),
+      Effect.flatMap(toEffect)
+    )
+  })
+
+// ---------------------------------------------------------------------------------------------
+// Structured output
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * The options of {@link streamObject} and {@link generateObject}: the name (default `"response"`),
+ * description and strictness of the JSON schema the provider receives.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ObjectOptions {
+  readonly name?: string | undefined
+  readonly description?: string | undefined
+  readonly strict?: boolean | undefined
+}
+
+/**
+ * Streams an answer shaped by an Effect Schema. The request asks for JSON matching the Schema through
+ * each provider's native mechanism (JSON-schema response formats on OpenAI Chat and Responses,
+ * Gemini's `responseJsonSchema`, Ollama's `format`, Cohere's `json_object`, a forced tool on Anthropic
+ * and Bedrock). Every chunk streams through; after each text delta that grew the parsed value comes
+ * a `partial-object` chunk with the value so far (one incremental parser: linear in the text), and
+ * right before the terminal `finish` one `object` chunk with the value decoded by the Schema. Output
+ * that is not JSON, or that the Schema refuses, ends the stream with one `error` chunk of code
+ * `invalid_output` whose `details` hold the raw `text` and the Schema's `issue` (each path named).
+ *
+ * @since 0.1.0
+ * @category structured output
+ */
+export const streamObject = <A, I>(
+  request: ChatRequest.Input,
+  schema: Schema.Schema<A, I>,
+  options?: ObjectOptions
+): Stream.Stream<StreamChunk.WithObject<A>, never, LanguageModel> =>
+  Stream.unwrap(Effect.map(LanguageModel, (model) => StructuredOutput.run(model, request, schema, options)))
+
+/**
+ * {@link streamObject}, collected: the decoded value, or an `LlmError` (`invalid_output` when the
+ * model's output did not match the Schema, else the stream's own error).
+ *
+ * @since 0.1.0
+ * @category structured output
+ */
+export const generateObject = <A, I>(
+  request: ChatRequest.Input,
+  schema: Schema.Schema<A, I>,
+  options?: ObjectOptions
+): Effect.Effect<A, LlmError.LlmError, LanguageModel> =>
+  Effect.suspend(() => {
+    let value: { readonly value: A } | undefined
+    return streamObject(request, schema, options).pipe(
+      Stream.tap((chunk) =>
+        Effect.sync(() => {
+          if (chunk.type === "object") value = { value: chunk.value }
+        })
+      ),
+      Response.collect,
+      Effect.flatMap(toEffect),
+      Effect.flatMap((response) =>
+        value === undefined
+          ? Effect.fail(LlmError.fromInfo(
+            LlmError.info({ code: "invalid_output", message: "The stream ended without an object", retryable: false }),
+            response
+          ))
+          : Effect.succeed(value.value)
+      )
+    )
+  })

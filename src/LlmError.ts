@@ -40,6 +40,7 @@ export const ErrorCode = Schema.Literal(
   "network",
   "protocol",
   "truncated",
+  "invalid_output",
   "unknown"
 )
 

@@ -74,6 +74,24 @@ export interface Response {
   /** The assistant message to append to the next request. */
   readonly message: ChatRequest.AssistantMessage
   /**
+   * What went back to the model for each tool call the loop ran (`tool-result` chunks), in call
+   * order: this step's, or the last step's for a whole loop. Empty for a single model call.
+   */
+  readonly toolResults: ReadonlyArray<ToolResult>
+  /**
+   * Each step of an agent loop (`LanguageModel.streamWithTools`), as a response of its own, with its
+   * own usage and finish reason; a step cut short by an error is the last, carrying the error. Empty
+   * for a single model call. The response's own text, tool calls and message are its last step's;
+   * its usage sums every step.
+   */
+  readonly steps: ReadonlyArray<Response>
+  /**
+   * The messages to continue the conversation from. From `LanguageModel.chatWithTools`: the
+   * request's messages followed by every step's. From a stream collected here (which does not carry
+   * its request): what the response added — each step's assistant message, then its tool results.
+   */
+  readonly messages: ReadonlyArray<ChatRequest.Message>
+  /**
    * What the response cost in US dollars, by the price table in use (`Pricing`), from its
    * metadata's provider and model and its usage; `undefined` when the table does not know the model
    * or the usage holds a kind of token its price does not list. Never a guess.
@@ -81,16 +99,51 @@ export interface Response {
   readonly cost: number | undefined
 }
 
+/**
+ * What went back to the model for one tool call.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ToolResult {
+  readonly toolCallId: string
+  readonly name: string
+  /** The result as the model got it: the encoded success or failure, or an error message. */
+  readonly result: unknown
+  readonly isError: boolean
+}
+
+/**
+ * The tool message that carries a result back to the model: a string result as it is, anything
+ * else as JSON.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const toolMessage = (result: ToolResult): ChatRequest.Message => ({
+  role: "tool",
+  toolCallId: result.toolCallId,
+  name: result.name,
+  content: typeof result.result === "string" ? result.result : JSON.stringify(result.result) ?? "null",
+  ...(result.isError ? { isError: true } : {})
+})
+
 /** A mutable single-pass accumulator; one per reassembly, never shared. */
 class Builder {
-  private readonly text = new Joiner()
-  private readonly reasoningText = new Joiner()
+  // What belongs to the step in progress (the whole response when there are no steps).
+  private text = new Joiner()
+  private reasoningText = new Joiner()
   private pendingReasoning = new Joiner()
-  private readonly reasoningParts: Array<ChatRequest.ReasoningPart> = []
-  private readonly fragments = new ToolCall.Assembler()
-  private readonly finished = new Map<number, ToolCall.ToolCall>()
-  private readonly callOrder: Array<number> = []
-  private readonly contentParts: Array<ContentPart.ContentPart> = []
+  private reasoningParts: Array<ChatRequest.ReasoningPart> = []
+  private fragments = new ToolCall.Assembler()
+  private finished = new Map<number, ToolCall.ToolCall>()
+  private callOrder: Array<number> = []
+  private contentParts: Array<ContentPart.ContentPart> = []
+  private toolResults: Array<ToolResult> = []
+  private stepStarted = false
+  // What belongs to the whole response.
+  private readonly steps: Array<Response> = []
+  private idPrefix: string | undefined = undefined
   private usage: Usage.Usage | undefined = undefined
   private finishReason: StreamChunk.FinishReason | undefined = undefined
   private rawFinishReason: string | undefined = undefined
@@ -118,6 +171,7 @@ class Builder {
 
   add(chunk: StreamChunk.StreamChunk): void {
     if (this.ended) return
+    if (chunk.type !== "metadata" && chunk.type !== "finish" && chunk.type !== "error") this.stepStarted = true
     switch (chunk.type) {
       case "text-delta":
         this.text.push(chunk.delta)
@@ -157,7 +211,10 @@ class Builder {
       case "metadata":
         if (this.metadata === undefined) {
           // Calls finalized from fragments get the same ids a decoder would synthesize.
-          if (chunk.responseId !== undefined) this.fragments.idPrefix = chunk.responseId
+          if (chunk.responseId !== undefined) {
+            this.fragments.idPrefix = chunk.responseId
+            this.idPrefix = chunk.responseId
+          }
           const m: { provider: string; model?: string; responseId?: string } = { provider: chunk.provider }
           if (chunk.model !== undefined) m.model = chunk.model
           if (chunk.responseId !== undefined) m.responseId = chunk.responseId
@@ -166,6 +223,20 @@ class Builder {
         return
       case "cache-read":
       case "cache-write":
+      case "partial-object":
+      case "object":
+        return
+      case "tool-result":
+        this.toolResults.push({
+          toolCallId: chunk.toolCallId,
+          name: chunk.name,
+          result: chunk.result,
+          isError: chunk.isError
+        })
+        return
+      case "step-finish":
+        this.steps.push(this.step(chunk.usage, chunk.finishReason, chunk.rawReason, undefined, undefined))
+        this.resetStep()
         return
       case "finish":
         this.finishReason = chunk.reason
@@ -184,7 +255,29 @@ class Builder {
     if (!this.finished.has(index) && !this.fragments.has(index)) this.callOrder.push(index)
   }
 
-  done(prices: Pricing.Table): Response {
+  /** Starts the next step afresh. */
+  private resetStep(): void {
+    this.text = new Joiner()
+    this.reasoningText = new Joiner()
+    this.pendingReasoning = new Joiner()
+    this.reasoningParts = []
+    this.fragments = new ToolCall.Assembler()
+    if (this.idPrefix !== undefined) this.fragments.idPrefix = this.idPrefix
+    this.finished = new Map()
+    this.callOrder = []
+    this.contentParts = []
+    this.toolResults = []
+    this.stepStarted = false
+  }
+
+  /** The step in progress as a response (the whole response when there are no steps). */
+  private step(
+    usage: Usage.Usage | undefined,
+    finishReason: StreamChunk.FinishReason | undefined,
+    rawFinishReason: string | undefined,
+    error: LlmError.ErrorInfo | undefined,
+    prices: Pricing.Table | undefined
+  ): Response {
     const reasoningParts = this.pendingReasoning.pieces > 0
       ? [...this.reasoningParts, { text: this.pendingReasoning.join() }]
       : this.reasoningParts
@@ -205,18 +298,46 @@ class Builder {
     if (toolCalls.length > 0) message.toolCalls = toolCalls
     if (reasoningParts.length > 0) message.reasoning = reasoningParts
     if (refusal !== "") message.refusal = refusal
+    const toolResults = this.toolResults
     return {
       text,
       reasoning,
       reasoningParts,
       toolCalls,
       contentParts: this.contentParts,
+      usage,
+      finishReason,
+      rawFinishReason,
+      error,
+      metadata: this.metadata,
+      message,
+      toolResults,
+      steps: [],
+      messages: [message, ...toolResults.map(toolMessage)],
+      cost: usage === undefined || this.metadata?.model === undefined
+        ? undefined
+        : Pricing.costOf(prices ?? Pricing.defaults, this.metadata.provider, this.metadata.model, usage)
+    }
+  }
+
+  done(prices: Pricing.Table): Response {
+    if (this.steps.length === 0) {
+      return this.step(this.usage, this.finishReason, this.rawFinishReason, this.error, prices)
+    }
+    // An agent loop: a step cut short (by an error, or a stream that ended mid-step) is the last.
+    if (this.stepStarted) {
+      this.steps.push(this.step(undefined, this.finishReason, this.rawFinishReason, this.error, prices))
+    }
+    const last = this.steps[this.steps.length - 1]!
+    return {
+      ...last,
       usage: this.usage,
       finishReason: this.finishReason,
       rawFinishReason: this.rawFinishReason,
       error: this.error,
       metadata: this.metadata,
-      message,
+      steps: this.steps,
+      messages: this.steps.flatMap((step) => step.messages),
       cost: this.usage === undefined || this.metadata?.model === undefined
         ? undefined
         : Pricing.costOf(prices, this.metadata.provider, this.metadata.model, this.usage)

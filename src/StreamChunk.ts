@@ -189,6 +189,52 @@ export const Finish = Schema.Struct({
 export const ErrorChunk = Schema.Struct({ type: Schema.Literal("error"), error: LlmError.ErrorInfo })
 
 /**
+ * Agent loop only: what went back to the model for one tool call of step `step` (the handler's
+ * result encoded by the tool's `success` Schema, its typed failure by `failure`, or an error message).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const ToolResult = Schema.Struct({
+  type: Schema.Literal("tool-result"),
+  toolCallId: Schema.String,
+  name: Schema.String,
+  result: Schema.Unknown,
+  isError: Schema.Boolean,
+  step: Schema.Number
+})
+
+/**
+ * Agent loop only: closes one step (its own `finish` becomes this); `usage` is that step's own.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const StepFinish = Schema.Struct({
+  type: Schema.Literal("step-finish"),
+  step: Schema.Number,
+  finishReason: Reason.FinishReason,
+  rawReason: Schema.optional(Schema.String),
+  usage: Schema.optional(Usage.Usage)
+})
+
+/**
+ * Structured output only: the value parsed so far, each time it grows.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const PartialObject = Schema.Struct({ type: Schema.Literal("partial-object"), value: Schema.Unknown })
+
+/**
+ * Structured output only: the Schema-decoded value, right before the terminal chunk.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const ObjectChunk = Schema.Struct({ type: Schema.Literal("object"), value: Schema.Unknown })
+
+/**
  * Schema of any chunk in memory (the `Type` side).
  *
  * @since 0.1.0
@@ -206,7 +252,11 @@ export const StreamChunkType = Schema.Union(
   CacheRead,
   CacheWrite,
   Finish,
-  ErrorChunk
+  ErrorChunk,
+  ToolResult,
+  StepFinish,
+  PartialObject,
+  ObjectChunk
 )
 
 /**
@@ -218,7 +268,7 @@ export const StreamChunkType = Schema.Union(
 export type StreamChunk = typeof StreamChunkType.Type
 
 /**
- * The `type` tags of all twelve chunk kinds.
+ * The `type` tags of all sixteen chunk kinds.
  *
  * @since 0.1.0
  * @category models
@@ -232,6 +282,25 @@ export type ChunkType = StreamChunk["type"]
  * @category models
  */
 export type Of<T extends ChunkType> = Extract<StreamChunk, { readonly type: T }>
+
+/**
+ * The structured-output chunks of a stream whose object has type `A` (see `LanguageModel.streamObject`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type ObjectChunk<A> =
+  | { readonly type: "partial-object"; readonly value: unknown }
+  | { readonly type: "object"; readonly value: A }
+
+/**
+ * The chunks of a structured-output stream: every chunk, with `object.value` typed as `A`
+ * (`partial-object.value` stays `unknown`: a partial value need not satisfy the Schema yet).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type WithObject<A> = Exclude<StreamChunk, Of<"object">> | { readonly type: "object"; readonly value: A }
 
 // ---------------------------------------------------------------------------------------------
 // Constructors
@@ -388,6 +457,66 @@ export const error = (value: LlmError.ErrorInfo | LlmError.LlmError): Of<"error"
   error: LlmError.isLlmError(value) ? LlmError.toInfo(value) : value
 })
 
+/**
+ * Builds a `tool-result` chunk.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const toolResult = (fields: {
+  readonly toolCallId: string
+  readonly name: string
+  readonly result: unknown
+  readonly isError: boolean
+  readonly step: number
+}): Of<"tool-result"> => ({
+  type: "tool-result",
+  toolCallId: fields.toolCallId,
+  name: fields.name,
+  result: fields.result,
+  isError: fields.isError,
+  step: fields.step
+})
+
+/**
+ * Builds a `step-finish` chunk.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const stepFinish = (
+  step: number,
+  finishReason: Reason.FinishReason,
+  options?: { readonly rawReason?: string | undefined; readonly usage?: Usage.Usage | undefined }
+): Of<"step-finish"> => {
+  const out: {
+    type: "step-finish"
+    step: number
+    finishReason: Reason.FinishReason
+    rawReason?: string
+    usage?: Usage.Usage
+  } = { type: "step-finish", step, finishReason }
+  if (options?.rawReason !== undefined) out.rawReason = options.rawReason
+  if (options?.usage !== undefined) out.usage = options.usage
+  return out
+}
+
+/**
+ * Builds a `partial-object` chunk.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const partialObject = (value: unknown): Of<"partial-object"> => ({ type: "partial-object", value })
+
+/**
+ * Builds an `object` chunk.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const object = <A>(value: A): { readonly type: "object"; readonly value: A } => ({ type: "object", value })
+
 // ---------------------------------------------------------------------------------------------
 // Guards
 // ---------------------------------------------------------------------------------------------
@@ -402,7 +531,8 @@ export const isTerminal = (chunk: StreamChunk): chunk is Of<"finish"> | Of<"erro
   chunk.type === "finish" || chunk.type === "error"
 
 /**
- * Whether a chunk is output (text, reasoning, tool call, content part): retries stop after one.
+ * Whether a chunk is output (text, reasoning, tool call, content part, tool result, object): retries
+ * stop after one.
  *
  * @since 0.1.0
  * @category guards
@@ -415,6 +545,9 @@ export const isContent = (chunk: StreamChunk): boolean => {
     case "tool-call-delta":
     case "tool-call":
     case "content-part":
+    case "tool-result":
+    case "partial-object":
+    case "object":
       return true
     default:
       return false
@@ -596,7 +729,7 @@ class Guard {
   private called = false
   /** The terminal chunk went out. */
   ended = false
-  private readonly ids = new CallIds()
+  private ids = new CallIds()
 
   constructor(private readonly provider: string | undefined) {}
 
@@ -619,6 +752,11 @@ class Guard {
         const fixed = this.ids.fix(c)
         if (fixed !== c) (out ??= chunks.slice(0, i))[i] = fixed
         else if (out !== undefined) out.push(c)
+      } else if (c.type === "step-finish") {
+        // An agent loop's next step is a response of its own: its calls count from index 0 again.
+        this.called = false
+        this.ids = new CallIds()
+        if (out !== undefined) out.push(c)
       } else if (isTerminal(c)) {
         this.ended = true
         const terminal = this.called ? afterToolCall(c) : c
@@ -717,7 +855,11 @@ export const schema = Schema.Union(
   CacheRead,
   CacheWrite,
   Finish,
-  ErrorChunk
+  ErrorChunk,
+  ToolResult,
+  StepFinish,
+  PartialObject,
+  ObjectChunk
 )
 
 const encodeSync = Schema.encodeSync(schema)
@@ -733,7 +875,11 @@ const jsonMembers: Record<ChunkType, Schema.Schema<StreamChunk, unknown>> = {
   "cache-read": CacheRead,
   "cache-write": CacheWrite,
   "finish": Finish,
-  "error": ErrorChunk
+  "error": ErrorChunk,
+  "tool-result": ToolResult,
+  "step-finish": StepFinish,
+  "partial-object": PartialObject,
+  "object": ObjectChunk
 } as unknown as Record<ChunkType, Schema.Schema<StreamChunk, unknown>>
 
 const decodeByType = new Map(

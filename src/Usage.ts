@@ -204,3 +204,31 @@ export const merge = (older: Usage | undefined, newer: Usage): Usage => {
   if (raw !== undefined) out.raw = raw
   return out
 }
+
+/**
+ * Adds two responses' usage field by field (an agent loop's steps): a count present on either side
+ * is summed, one absent on both stays absent; `raw` is left out, since no provider sent the sum
+ * (each step's own usage, with its `raw`, stays on its `step-finish` chunk).
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const sum = (a: Usage, b: Usage): Usage => {
+  const out: Draft = {
+    inputTokens: addCounts(count(a.inputTokens) ?? 0, count(b.inputTokens) ?? 0),
+    outputTokens: addCounts(count(a.outputTokens) ?? 0, count(b.outputTokens) ?? 0),
+    totalTokens: addCounts(count(a.totalTokens) ?? 0, count(b.totalTokens) ?? 0)
+  }
+  const optional = (x: number | undefined, y: number | undefined): number | undefined => {
+    const cx = count(x)
+    const cy = count(y)
+    return cx === undefined ? cy : cy === undefined ? cx : addCounts(cx, cy)
+  }
+  const cacheRead = optional(a.cacheReadTokens, b.cacheReadTokens)
+  const cacheWrite = optional(a.cacheWriteTokens, b.cacheWriteTokens)
+  const reasoning = optional(a.reasoningTokens, b.reasoningTokens)
+  if (cacheRead !== undefined) out.cacheReadTokens = cacheRead
+  if (cacheWrite !== undefined) out.cacheWriteTokens = cacheWrite
+  if (reasoning !== undefined) out.reasoningTokens = reasoning
+  return out
+}

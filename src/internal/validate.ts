@@ -16,6 +16,16 @@ const isStr = (u: unknown): u is string => typeof u === "string"
 const isCount = (u: unknown): u is number => Usage.count(u) !== undefined
 const isIndex = ToolCall.isIndex
 
+// Agent-loop steps count from 1.
+const isStep = (u: unknown): u is number => isIndex(u) && u >= 1
+
+const usageProblem = (u: unknown): string | undefined => {
+  if (!isObj(u)) return "usage chunks must carry a usage object"
+  return isCount(u.inputTokens) && isCount(u.outputTokens) && isCount(u.totalTokens)
+    ? undefined
+    : "usage chunks must have non-negative integer inputTokens, outputTokens and totalTokens"
+}
+
 const problem = (c: Record<string, unknown>): string | undefined => {
   switch (c.type) {
     case "metadata":
@@ -42,13 +52,8 @@ const problem = (c: Record<string, unknown>): string | undefined => {
     }
     case "content-part":
       return isObj(c.part) && isStr(c.part.type) ? undefined : "content-part chunks must carry a typed part"
-    case "usage": {
-      const u = c.usage
-      if (!isObj(u)) return "usage chunks must carry a usage object"
-      return isCount(u.inputTokens) && isCount(u.outputTokens) && isCount(u.totalTokens)
-        ? undefined
-        : "usage chunks must have non-negative integer inputTokens, outputTokens and totalTokens"
-    }
+    case "usage":
+      return usageProblem(c.usage)
     case "cache-read":
       return isCount(c.cacheReadTokens) && isCount(c.accumulated)
         ? undefined
@@ -67,6 +72,23 @@ const problem = (c: Record<string, unknown>): string | undefined => {
       if (!Schema.is(LlmError.ErrorCode)(e.code)) return "error chunks must have a known error code"
       return isStr(e.message) ? undefined : "error chunks must have a string message"
     }
+    case "tool-result":
+      if (!isStr(c.toolCallId) || c.toolCallId === "") return "tool-result chunks must have a non-empty toolCallId"
+      if (!isStr(c.name)) return "tool-result chunks must have a string name"
+      if (!("result" in c) || c.result === undefined) return "tool-result chunks must have a result"
+      if (typeof c.isError !== "boolean") return "tool-result chunks must have a boolean isError"
+      return isStep(c.step) ? undefined : "tool-result chunks must have a positive integer step"
+    case "step-finish":
+      if (!isStep(c.step)) return "step-finish chunks must have a positive integer step"
+      if (!Schema.is(Reason.FinishReason)(c.finishReason)) {
+        return "step-finish chunks must have a finishReason among stop, length, tool_calls, content_filter, error"
+      }
+      return c.usage === undefined || usageProblem(c.usage) === undefined
+        ? undefined
+        : "step-finish chunks' usage must have non-negative integer inputTokens, outputTokens and totalTokens"
+    case "partial-object":
+    case "object":
+      return "value" in c && c.value !== undefined ? undefined : `${c.type} chunks must have a value`
     default:
       return `unknown chunk type: ${String(c.type)}`
   }

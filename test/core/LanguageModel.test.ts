@@ -41,6 +41,9 @@ const okResponse: Response.Response = {
   error: undefined,
   metadata: { provider: "test", model: "test-model", responseId: "r1" },
   message: { role: "assistant", content: "Hello, world" },
+  toolResults: [],
+  steps: [],
+  messages: [{ role: "assistant", content: "Hello, world" }],
   cost: undefined
 }
 
@@ -58,6 +61,9 @@ const partialResponse: Response.Response = {
   error: { code: "overloaded", message: "busy", status: 529, retryable: true },
   metadata: undefined,
   message: { role: "assistant", content: "Hel" },
+  toolResults: [],
+  steps: [],
+  messages: [{ role: "assistant", content: "Hel" }],
   cost: undefined
 }
 

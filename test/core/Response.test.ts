@@ -62,6 +62,14 @@ const expectedReasoningParts = [
   { text: "", redacted: "opaque-blob", provider: "anthropic" }
 ]
 
+const expectedMessage = {
+  role: "assistant",
+  content: "The answer is 4.",
+  toolCalls: expectedToolCalls,
+  reasoning: expectedReasoningParts,
+  refusal: "I won't share that."
+} as const
+
 const expectedFull: Response.Response = {
   text: "The answer is 4.",
   reasoning: "Let me think.",
@@ -73,15 +81,28 @@ const expectedFull: Response.Response = {
   rawFinishReason: "tool_use",
   error: undefined,
   metadata: { provider: "anthropic", model: "claude-x", responseId: "msg_1" },
-  message: {
-    role: "assistant",
-    content: "The answer is 4.",
-    toolCalls: expectedToolCalls,
-    reasoning: expectedReasoningParts,
-    refusal: "I won't share that."
-  },
+  message: expectedMessage,
+  toolResults: [],
+  steps: [],
+  messages: [expectedMessage],
   cost: undefined
 }
+
+const partialMessage = {
+  role: "assistant",
+  content: "Hel",
+  toolCalls: [
+    {
+      index: 0,
+      id: "c0",
+      name: "weather",
+      arguments: { raw: "{\"city\":\"Pa" },
+      rawArguments: "{\"city\":\"Pa",
+      parseError: jsonParseError("{\"city\":\"Pa")
+    }
+  ],
+  reasoning: [{ text: "hmm" }]
+} as const
 
 describe("Response", () => {
   it("reassembles a full sequence exactly", () => {
@@ -107,6 +128,9 @@ describe("Response", () => {
           error: undefined,
           metadata: undefined,
           message: { role: "assistant", content: "x" },
+          toolResults: [],
+          steps: [],
+          messages: [{ role: "assistant", content: "x" }],
           cost: undefined
         })
     }))
@@ -154,21 +178,10 @@ describe("Response", () => {
       rawFinishReason: undefined,
       error: { code: "network", message: "connection reset", retryable: true, provider: "openai" },
       metadata: { provider: "openai", model: "gpt-4o" },
-      message: {
-        role: "assistant",
-        content: "Hel",
-        toolCalls: [
-          {
-            index: 0,
-            id: "c0",
-            name: "weather",
-            arguments: { raw: "{\"city\":\"Pa" },
-            rawArguments: "{\"city\":\"Pa",
-            parseError: jsonParseError("{\"city\":\"Pa")
-          }
-        ],
-        reasoning: [{ text: "hmm" }]
-      },
+      message: partialMessage,
+      toolResults: [],
+      steps: [],
+      messages: [partialMessage],
       // gpt-4o's list price: 9 input tokens at $2.50 and 3 output tokens at $10 per million.
       cost: 0.0000525
     })
@@ -196,6 +209,9 @@ describe("Response", () => {
       error: undefined,
       metadata: undefined,
       message: { role: "assistant", content: "a" },
+      toolResults: [],
+      steps: [],
+      messages: [{ role: "assistant", content: "a" }],
       cost: undefined
     })
   })
@@ -242,6 +258,9 @@ describe("Response", () => {
       error: undefined,
       metadata: undefined,
       message: { role: "assistant", content: "" },
+      toolResults: [],
+      steps: [],
+      messages: [{ role: "assistant", content: "" }],
       cost: undefined
     })
   })

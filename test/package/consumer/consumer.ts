@@ -65,6 +65,15 @@ export const describe = (chunk: StreamChunk.StreamChunk): string => {
       const code: LlmError.ErrorCode = chunk.error.code
       return `${code}: ${chunk.error.message}`
     }
+    case "tool-result":
+      return `${chunk.step} ${chunk.name} ${chunk.toolCallId} ${chunk.isError ? "error" : "ok"}`
+    case "step-finish": {
+      const reason: FinishReason.FinishReason = chunk.finishReason
+      return `${chunk.step} ${reason}`
+    }
+    case "partial-object":
+    case "object":
+      return JSON.stringify(chunk.value)
     default: {
       const unreachable: never = chunk
       return unreachable
