@@ -334,7 +334,15 @@ const memory = (): void => {
   if (child.status !== 0) process.exitCode = 1
 }
 
-main().then(memory).catch((e: unknown) => {
+/** The agent loop's own cost per step, over TestModel (bench/loop.ts), in a fresh process. */
+const loop = (): void => {
+  if (process.env.BENCH_LOOP === "0") return
+  const script = fileURLToPath(new URL("./loop.ts", import.meta.url))
+  const child = spawnSync(process.execPath, [...process.execArgv, script], { stdio: "inherit" })
+  if (child.status !== 0) process.exitCode = 1
+}
+
+main().then(memory).then(loop).catch((e: unknown) => {
   process.stderr.write(`bench failed: ${e instanceof Error ? e.stack ?? e.message : String(e)}\n`)
   process.exitCode = 1
 })

@@ -1,43 +1,48 @@
-// The README's "Requests" example, kept here so the type checker proves it compiles and
-// test/examples/requests.test.ts proves it runs.
-import { Effect, Schema } from "effect"
-import { ChatRequest, LanguageModel } from "effect-llm-stream"
+// The README's "Tools and the agent loop" example, kept here so the type checker proves it compiles
+// and test/examples/requests.test.ts proves it runs.
+import { Context, Effect, Schema, Stream } from "effect"
+import { ChatRequest, LanguageModel, Tool, Toolkit } from "effect-llm-stream"
 
-// A tool whose parameters come from an Effect Schema.
-const getWeather = ChatRequest.tool({
-  name: "get_weather",
+// A service the tool needs: the loop's stream will require it.
+export class WeatherApi extends Context.Tag("WeatherApi")<WeatherApi, {
+  readonly current: (city: string) => Effect.Effect<{ readonly temperatureC: number; readonly sky: string }>
+}>() {}
+
+// A typed tool: the model's arguments are decoded by `parameters` before the handler runs.
+const getWeather = Tool.make("get_weather", {
   description: "The current weather in a city",
-  parameters: Schema.Struct({ city: Schema.String })
+  parameters: Schema.Struct({ city: Schema.String }),
+  success: Schema.Struct({ temperatureC: Schema.Number, sky: Schema.String }),
+  handler: ({ city }) => Effect.flatMap(WeatherApi, (api) => api.current(city))
 })
 
-// Runs the tool the model asked for (here: a canned answer).
-const runTool = (name: string, args: unknown): string =>
-  name === "get_weather" ? JSON.stringify({ args, temperatureC: 18, sky: "clear" }) : "unknown tool"
+const toolkit = Toolkit.make(getWeather)
 
+const request: ChatRequest.ChatRequest = {
+  messages: [
+    ChatRequest.system("You are a terse assistant."),
+    ChatRequest.user([
+      { type: "text", text: "What is the weather where this photo was taken?" },
+      { type: "image", url: "https://example.com/paris.jpg", detail: "low" }
+    ])
+  ],
+  maxTokens: 300,
+  temperature: 0.2
+}
+
+// The loop as one stream: each step's chunks, a `tool-result` per call, a `step-finish` per step.
+export const streamed = LanguageModel.streamWithTools(request, toolkit, { maxSteps: 5 }).pipe(
+  Stream.runForEach((chunk) =>
+    Effect.sync(() => {
+      if (chunk.type === "text-delta") process.stdout.write(chunk.delta)
+      if (chunk.type === "tool-result") console.log(`\n${chunk.name} → ${JSON.stringify(chunk.result)}`)
+      if (chunk.type === "step-finish") console.log(`\n[step ${chunk.step}: ${chunk.finishReason}]`)
+    })
+  )
+) // Stream requirements: LanguageModel | WeatherApi
+
+// Or collected: the last step's answer, every step, and the whole conversation to continue from.
 export const conversation = Effect.gen(function*() {
-  const first: ChatRequest.ChatRequest = {
-    messages: [
-      ChatRequest.system("You are a terse assistant."),
-      ChatRequest.user([
-        { type: "text", text: "What is the weather where this photo was taken?" },
-        { type: "image", url: "https://example.com/paris.jpg", detail: "low" }
-      ])
-    ],
-    tools: [getWeather],
-    toolChoice: "auto",
-    maxTokens: 300,
-    temperature: 0.2
-  }
-  const turn1 = yield* LanguageModel.chat(first)
-  // The assistant's message (text, tool calls, reasoning to send back), then one result per call.
-  const second: ChatRequest.ChatRequest = {
-    ...first,
-    messages: [
-      ...first.messages,
-      turn1.message,
-      ...turn1.toolCalls.map((call) => ChatRequest.toolResult(call.id, runTool(call.name, call.arguments)))
-    ]
-  }
-  const turn2 = yield* LanguageModel.chat(second)
-  return turn2.text
+  const response = yield* LanguageModel.chatWithTools(request, toolkit, { maxSteps: 5 })
+  return { text: response.text, steps: response.steps.length, messages: response.messages }
 })

@@ -65,6 +65,7 @@ describe("documentation examples", () => {
       const file of [
         "examples/readme.ts",
         "examples/requests.ts",
+        "examples/structured.ts",
         "test/examples/testing-your-program.test.ts",
         "test/examples/chaos.test.ts"
       ]
