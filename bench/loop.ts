@@ -83,11 +83,11 @@ const main = async (): Promise<void> => {
   // Warm both ways, then measure them in alternating rounds so drift hits both alike.
   await time(byHand)
   await time(withLoop)
-  const hand: Array<number> = []
-  const loop: Array<number> = []
+  let hand: Array<number> = []
+  let loop: Array<number> = []
   for (let round = 0; round < 4; round++) {
-    hand.push(...(await time(byHand)))
-    loop.push(...(await time(withLoop)))
+    hand = hand.concat(await time(byHand))
+    loop = loop.concat(await time(withLoop))
   }
   const h = median(hand)
   const l = median(loop)
