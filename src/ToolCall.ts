@@ -38,7 +38,9 @@ export const ToolCall = Schema.Struct({
    * An opaque signature the provider attached to the call itself (Gemini's `thoughtSignature` on a
    * `functionCall` part), which that provider requires back on the same call in the next turn.
    */
-  signature: Schema.optional(Schema.String)
+  signature: Schema.optional(Schema.String),
+  /** A freeform call whose arguments are raw text, not JSON: OpenAI Responses custom tools. */
+  kind: Schema.optional(Schema.Literal("custom"))
 })
 
 /**

@@ -15,6 +15,11 @@
  * end marker: the `finish` comes only with it, so a stream cut anywhere before it ends in
  * `truncated` (added by `StreamChunk.ensureTerminal`). `ping` and unknown events or blocks are skipped.
  *
+ * The JSON answer. The tool `json_response` (added by the request encoder for `responseFormat`) is
+ * the answer, not a call: its input streams as `text-delta`s (an input sent whole at its start, with
+ * no deltas, is one delta), it emits no tool-call chunk, and its `tool_use` stop is a plain `stop`
+ * (the raw reason kept) unless the model also called a tool of the caller's.
+ *
  * Two messages in one stream. A proxy that retries upstream can splice a second `message_start`
  * into a response before its `message_stop` (the `duplicate-message-start` and
  * `spliced-message-start` recordings). The rule:
@@ -42,7 +47,7 @@ import * as StreamChunk from "../../StreamChunk.js"
 import * as ToolCall from "../../ToolCall.js"
 import * as Usage from "../../Usage.js"
 import * as Errors from "./errors.js"
-import type * as Events from "./events.js"
+import * as Events from "./events.js"
 
 /** One open content block, by the wire `index` it was started with. */
 type Block =
@@ -64,6 +69,8 @@ type Block =
     readonly parts: Array<string>
     readonly serverName: string | undefined
   }
+  /** The request's JSON response tool: its input is the answer, streamed as text. */
+  | { readonly kind: "json"; readonly input: unknown; fragments: number }
   | { readonly kind: "other" }
 
 /** The counts of the current message, last value per field (a later 0 never erases a count). */
@@ -75,8 +82,14 @@ interface Counts {
   thinking?: number
 }
 
-/** Creates a decoder for one response; `provider` names the host in chunks and errors. */
-export const make = (options: { readonly provider: string }): ChunkDecoder<Sse.Event> => new Decoder(options.provider)
+/**
+ * Creates a decoder for one response; `provider` names the host in chunks and errors, `jsonToolName`
+ * the tool whose input is the answer (default {@link Events.jsonToolName}, the one the encoder adds).
+ */
+export const make = (options: {
+  readonly provider: string
+  readonly jsonToolName?: string | undefined
+}): ChunkDecoder<Sse.Event> => new Decoder(options.provider, options.jsonToolName ?? Events.jsonToolName)
 
 /** One response's state machine: a class, as every decoder is (see {@link ChunkDecoder}). */
 class Decoder implements ChunkDecoder<Sse.Event> {
@@ -96,6 +109,8 @@ class Decoder implements ChunkDecoder<Sse.Event> {
   private readonly blocks = new Map<number, Block>()
   private readonly assembler = new ToolCall.Assembler()
   private callCount = 0
+  /** Whether the JSON response tool answered (its `tool_use` stop is then a plain stop). */
+  private jsonAnswered = false
   /** Server tool names by call id, to name their results. */
   private readonly serverCalls = new Map<string, string>()
 
@@ -105,7 +120,7 @@ class Decoder implements ChunkDecoder<Sse.Event> {
   private sentCacheRead = 0
   private sentCacheWrite = 0
 
-  constructor(private readonly provider: string) {
+  constructor(private readonly provider: string, private readonly jsonToolName: string) {
     this.emitter = new Emitter(provider)
     this.reasoning = new Reasoning(this.emitter)
     this.usages = new UsageSnapshots(this.emitter)
@@ -255,7 +270,12 @@ class Decoder implements ChunkDecoder<Sse.Event> {
   private messageStop(out: Out): void {
     // Blocks the server never closed are closed now, so nothing that arrived is lost.
     for (const index of [...this.blocks.keys()]) this.blockStop(out, index)
-    this.emitter.finish(out, StreamChunk.normalizeFinishReason(this.rawStop), this.rawStop)
+    const reason = StreamChunk.normalizeFinishReason(this.rawStop)
+    this.emitter.finish(
+      out,
+      reason === "tool_calls" && this.jsonAnswered && this.callCount === 0 ? "stop" : reason,
+      this.rawStop
+    )
   }
 
   // --- blocks ----------------------------------------------------------------------------------
@@ -291,6 +311,10 @@ class Decoder implements ChunkDecoder<Sse.Event> {
         }
         return
       case "tool_use": {
+        if (b.name === this.jsonToolName) {
+          this.jsonAnswered = true
+          return void blocks.set(index, { kind: "json", input: b.input, fragments: 0 })
+        }
         const call = this.callCount++
         const assembler = this.assembler
         const id = Guards.isNonEmptyString(b.id) ? b.id : ToolCall.synthesizeId(call, assembler.idPrefix)
@@ -337,7 +361,10 @@ class Decoder implements ChunkDecoder<Sse.Event> {
       case "input_json_delta":
         if (typeof d.partial_json !== "string" || d.partial_json === "") return
         if (block?.kind === "tool") this.toolFragment(out, block, d.partial_json)
-        else if (block?.kind === "server") block.parts.push(d.partial_json)
+        else if (block?.kind === "json") {
+          block.fragments++
+          this.content(out, StreamChunk.textDelta(d.partial_json))
+        } else if (block?.kind === "server") block.parts.push(d.partial_json)
         return
       case "citations_delta":
         this.citation(out, d.citation)
@@ -364,6 +391,12 @@ class Decoder implements ChunkDecoder<Sse.Event> {
       }
       case "server":
         return this.serverCall(out, block)
+      case "json":
+        // Input sent whole at the start, with no deltas: it is the answer.
+        if (block.fragments === 0 && Guards.isObject(block.input) && Object.keys(block.input).length > 0) {
+          this.content(out, StreamChunk.textDelta(Json.stringify(block.input)))
+        }
+        return
     }
   }
 

@@ -10,6 +10,13 @@
  * @since 0.1.0
  */
 
+/**
+ * The name of the tool the request encoder adds for `responseFormat` `json` / `json_schema` (the
+ * answer is that tool's input, as for Bedrock): the decoder streams its input as the answer's text.
+ * A request's own tool may not take this name.
+ */
+export const jsonToolName = "json_response"
+
 /** Any event of a Messages stream, read by its `type` before anything else. */
 export interface StreamEvent {
   readonly type: string

@@ -9,6 +9,10 @@
  * assistant turn as the API requires: signed thinking and redacted thinking first, then text and
  * `tool_use`; tool results follow as `tool_result` blocks.
  *
+ * Structured output: `responseFormat` `json` / `json_schema` is answered through a tool,
+ * `json_response`, whose input schema is the requested one (forced, or `auto` when thinking is on);
+ * its input streams back as the answer's `text-delta`s and the response finishes `stop`.
+ *
  * Prompt caching: mark breakpoints per request with `providerOptions: Anthropic.cacheBreakpoints(…)`
  * (the last tool, the system prompt, or any message by its position), or turn on automatic caching
  * with `providerOptions: { cache_control: { type: "ephemeral" } }`, which is sent as it is.

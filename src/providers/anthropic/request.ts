@@ -9,6 +9,15 @@
  *   with `data`), then its text, then its `tool_use` blocks. Reasoning with neither a signature nor
  *   redacted data (another provider's) is left out: the API refuses unsigned thinking.
  * - `max_tokens` is required: the request's `maxTokens`, else the default plus the thinking budget.
+ * - `responseFormat` `json` / `json_schema`: the answer comes through a tool, `json_response`
+ *   ({@link Events.jsonToolName}), whose `input_schema` is the requested schema (`{type: "object"}`
+ *   for `json`), added after the caller's tools; the decoder streams its input as the answer's text
+ *   and reports a plain `stop`, as Bedrock's does. The tool is forced (`tool_choice: {type: "tool",
+ *   name: "json_response"}`) when no tool of the caller's may be called; beside the caller's tools
+ *   the choice is `{type: "any"}` (call a tool or answer), and a named `toolChoice` stays as named.
+ *   With thinking on (a `reasoning` budget or effort, or a `thinking` in `providerOptions`) Anthropic
+ *   refuses any forced tool use, so the choice is then `{type: "auto"}`: the tool's description
+ *   asks for the answer through it. A request may not name a tool of its own `json_response`.
  * - Cache breakpoints: `providerOptions.cacheBreakpoints` (see {@link CacheBreakpoint}) is read here
  *   and never sent; every other `providerOptions` key is merged last into the body, so a top-level
  *   `cache_control` (automatic caching) or any newer field passes through unchanged.
@@ -19,6 +28,7 @@ import * as Either from "effect/Either"
 import type * as ChatRequest from "../../ChatRequest.js"
 import * as Bytes from "../../internal/kit/Bytes.js"
 import * as Guards from "../../internal/kit/guards.js"
+import * as Events from "./events.js"
 
 type Json = Record<string, unknown>
 
@@ -49,6 +59,11 @@ export interface EncodeOptions {
 /** Builds the exact Messages body for a request, or says why the request cannot be sent. */
 export const encode = (request: ChatRequest.ChatRequest, options: EncodeOptions): Either.Either<Json, string> => {
   const { [cacheBreakpointsKey]: marks, ...extra } = request.providerOptions ?? {}
+  if (request.tools?.some((t) => t.name === Events.jsonToolName) === true) {
+    return Either.left(
+      `The tool name "${Events.jsonToolName}" is reserved: Anthropic's responseFormat answers through a tool of that name`
+    )
+  }
   const system: Array<Json> = []
   const messages: Array<Json> = []
   /** Per request message, the block a cache breakpoint on it marks. */
@@ -107,21 +122,23 @@ export const encode = (request: ChatRequest.ChatRequest, options: EncodeOptions)
   body.messages = messages.map(finishMessage)
   const budget = request.reasoning?.budgetTokens
   body.max_tokens = request.maxTokens ?? options.maxTokens + (budget ?? 0)
-  if (tools !== undefined) body.tools = tools
-  if (request.toolChoice !== undefined) body.tool_choice = toolChoice(request.toolChoice)
+  const effort = request.reasoning?.effort
+  const thinking = budget !== undefined || effort !== undefined || thinkingOn(extra.thinking)
+  // The JSON tool comes after the caller's tools, so a cache breakpoint on their last one stays put.
+  const json = jsonTool(request.responseFormat)
+  const allTools = json === undefined ? tools : [...(tools ?? []), json]
+  if (allTools !== undefined) body.tools = allTools
+  const choice = json === undefined
+    ? request.toolChoice === undefined ? undefined : toolChoice(request.toolChoice)
+    : jsonToolChoice(request.toolChoice, (tools ?? []).length > 0, thinking)
+  if (choice !== undefined) body.tool_choice = choice
   if (request.temperature !== undefined) body.temperature = request.temperature
   if (request.topP !== undefined) body.top_p = request.topP
   if (request.stop !== undefined) body.stop_sequences = request.stop
-  const effort = request.reasoning?.effort
   if (budget !== undefined) body.thinking = { type: "enabled", budget_tokens: budget }
   else if (effort !== undefined) body.thinking = { type: "adaptive" }
-  const outputConfig: Json = {}
   // Anthropic's levels are low | medium | high (| max): "minimal" is its lowest.
-  if (effort !== undefined) outputConfig.effort = effort === "minimal" ? "low" : effort
-  if (request.responseFormat?.type === "json_schema") {
-    outputConfig.format = { type: "json_schema", schema: request.responseFormat.schema }
-  }
-  if (Object.keys(outputConfig).length > 0) body.output_config = outputConfig
+  if (effort !== undefined) body.output_config = { effort: effort === "minimal" ? "low" : effort }
   body.stream = true
   return Either.right({ ...body, ...extra })
 }
@@ -249,4 +266,39 @@ const toolChoice = (choice: ChatRequest.ToolChoice): Json => {
   if (typeof choice !== "string") return { type: "tool", name: choice.name }
   // Anthropic calls "must call some tool" `any`.
   return { type: choice === "required" ? "any" : choice }
+}
+
+/** Whether a `thinking` given in `providerOptions` turns thinking on (anything but `disabled`). */
+const thinkingOn = (u: unknown): boolean =>
+  typeof u === "object" && u !== null && (u as { type?: unknown }).type !== "disabled"
+
+/** The tool that carries a JSON answer, for `responseFormat` `json` / `json_schema`. */
+const jsonTool = (format: ChatRequest.ResponseFormat | undefined): Json | undefined => {
+  if (format?.type === "json") {
+    return {
+      name: Events.jsonToolName,
+      description: "Respond with a JSON object: call this tool once, with the whole answer.",
+      input_schema: { type: "object" }
+    }
+  }
+  if (format?.type !== "json_schema") return undefined
+  const out: Json = {
+    name: Events.jsonToolName,
+    description: format.description ??
+      "Respond with a JSON object matching this schema: call this tool once, with the whole answer.",
+    input_schema: format.schema
+  }
+  if (format.strict !== undefined) out.strict = format.strict
+  return out
+}
+
+/**
+ * The tool choice beside the JSON tool. Forced when no tool of the caller's may be called; with the
+ * caller's tools, `any` (one of them or the answer). With thinking on, Anthropic accepts only `auto`
+ * and `none` (`any` and a named tool are errors), so thinking gets `auto`. A named choice is the caller's.
+ */
+const jsonToolChoice = (choice: ChatRequest.ToolChoice | undefined, own: boolean, thinking: boolean): Json => {
+  if (typeof choice === "object") return { type: "tool", name: choice.name }
+  if (thinking) return { type: "auto" }
+  return own && choice !== "none" ? { type: "any" } : { type: "tool", name: Events.jsonToolName }
 }

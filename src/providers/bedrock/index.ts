@@ -137,7 +137,11 @@ export const make = (options: Options): Effect.Effect<LanguageModel.Service, nev
   const provider = options.provider ?? host.provider
   const baseUrl = options.baseUrl ?? (options.region !== undefined ? endpoint(options.region) : "")
   const credentials = options.apiKey === undefined ? options.credentials : undefined
-  const encodeOptions: Request.EncodeOptions = { maxTokens: options.maxTokens ?? defaultMaxTokens, provider }
+  const encodeOptions: Request.EncodeOptions = {
+    maxTokens: options.maxTokens ?? defaultMaxTokens,
+    provider,
+    model: options.model
+  }
   return Provider.make({
     options: { ...options, baseUrl },
     host,

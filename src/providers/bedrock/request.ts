@@ -11,8 +11,11 @@
  *   signature}}`, or `{redactedContent}`), then its text, then `toolUse {toolUseId, name, input}`.
  *   Reasoning with neither a signature nor redacted data, or tagged with another provider, is left
  *   out: Bedrock refuses unsigned reasoning and another provider's blobs.
- * - Tool messages become `toolResult {toolUseId, content: [{text}], status: "error" when isError}`
- *   in a user message.
+ * - Tool messages become `toolResult {toolUseId, content: [{text}]}` in a user message, with
+ *   `status: "error"` when `isError` (a success has no status: that is its meaning). Bedrock takes
+ *   `status` from Claude and Nova models only (the Converse API reference), so for a model id that
+ *   names neither (Llama, Mistral, an application inference profile ARN …) it is left out and the
+ *   error is said by the result's text alone.
  * - Bedrock wants user and assistant turns to alternate: consecutive messages of one role (tool
  *   results and the user's next words, two user messages) are merged into one.
  * - `inferenceConfig {maxTokens, temperature, topP, stopSequences}`; `toolConfig {tools: [{toolSpec:
@@ -30,8 +33,9 @@
  *   when no tool of the caller's is offered; beside the caller's tools the choice is `{any: {}}`
  *   (call a tool or answer), and a named `toolChoice` stays as named. The decoder streams that
  *   tool's input as the answer's text and reports a plain `stop`. A request may not name a tool of
- *   its own `json_response`. (Claude with a reasoning budget refuses a forced tool: Bedrock then
- *   answers with a `ValidationException`.)
+ *   its own `json_response`. Claude with thinking on (a `reasoning` budget, or a `thinking` in
+ *   `providerOptions.additionalModelRequestFields`) refuses any forced tool (`tool` or `any`: a
+ *   `ValidationException`), so the choice is then `{auto: {}}`, as the Anthropic provider does.
  * - Tool call ids go back fitted to Bedrock's pattern (`[a-zA-Z0-9_-]`, at most 64 characters):
  *   other characters become `_` (ids of another provider, or a model's `functions.name:1`), the
  *   same way in `toolUse` and `toolResult`.
@@ -57,7 +61,12 @@ export interface EncodeOptions {
   readonly maxTokens: number
   /** The provider name this model reports: reasoning parts tagged with another are not sent back. */
   readonly provider: string
+  /** The model id (or profile, or ARN): whether a tool result may carry a `status` depends on it. */
+  readonly model?: string | undefined
 }
+
+/** Model ids whose tool results may carry a `status` (the Converse API: Claude and Nova only). */
+const statusModels = /anthropic|claude|nova/i
 
 /** A part that cannot be sent, with why. */
 class Refused {
@@ -74,6 +83,7 @@ export const encode = (request: ChatRequest.ChatRequest, options: EncodeOptions)
     )
   }
   const system: Array<Json> = []
+  const status = options.model === undefined || statusModels.test(options.model)
   const documentNames = new Set<string>()
   const messages: Array<{ role: "user" | "assistant"; content: Array<Json> }> = []
   let toolBlocks = false
@@ -114,7 +124,7 @@ export const encode = (request: ChatRequest.ChatRequest, options: EncodeOptions)
           toolUseId: toolUseId(m.toolCallId),
           content: typeof m.content === "string" ? [{ text: m.content }] : m.content.map((p) => ({ text: p.text }))
         }
-        if (m.isError === true) result.status = "error"
+        if (m.isError === true && status) result.status = "error"
         append("user", [{ toolResult: result }])
         break
       }
@@ -132,7 +142,8 @@ export const encode = (request: ChatRequest.ChatRequest, options: EncodeOptions)
   if (request.stop !== undefined) inference.stopSequences = request.stop
   const inferenceConfig = { ...inference, ...asObject(extraInference) }
   if (Object.keys(inferenceConfig).length > 0) body.inferenceConfig = inferenceConfig
-  const toolConfig = tools(request, toolBlocks)
+  const thinking = budget !== undefined || thinkingOn(asObject(extraFields).thinking)
+  const toolConfig = tools(request, toolBlocks, thinking)
   if (toolConfig !== undefined) body.toolConfig = toolConfig
   const fields: Json = budget !== undefined ? { thinking: { type: "enabled", budget_tokens: budget } } : {}
   const additional = { ...fields, ...asObject(extraFields) }
@@ -141,6 +152,10 @@ export const encode = (request: ChatRequest.ChatRequest, options: EncodeOptions)
 }
 
 const asObject = (u: unknown): Json => typeof u === "object" && u !== null && !Array.isArray(u) ? u as Json : {}
+
+/** Whether a Claude `thinking` field turns thinking on (anything but `disabled`). */
+const thinkingOn = (u: unknown): boolean =>
+  typeof u === "object" && u !== null && (u as { type?: unknown }).type !== "disabled"
 
 // ---------------------------------------------------------------------------------------------
 // Content
@@ -259,7 +274,7 @@ const jsonTool = (format: ChatRequest.ResponseFormat | undefined): Json | undefi
   )
 }
 
-const tools = (request: ChatRequest.ChatRequest, toolBlocks: boolean): Json | undefined => {
+const tools = (request: ChatRequest.ChatRequest, toolBlocks: boolean, thinking: boolean): Json | undefined => {
   const choice = request.toolChoice
   const own = request.tools ?? []
   // Bedrock has no "none": the tools are left out, unless the history holds tool blocks.
@@ -271,7 +286,9 @@ const tools = (request: ChatRequest.ChatRequest, toolBlocks: boolean): Json | un
   const config: Json = { tools: specs }
   if (typeof choice === "object") config.toolChoice = { tool: { name: choice.name } }
   else if (json !== undefined) {
-    config.toolChoice = !sendOwn || choice === "none" ? { tool: { name: Events.jsonToolName } } : { any: {} }
+    // Claude thinking refuses every forced choice: the tool's description asks for the answer instead.
+    if (thinking) config.toolChoice = { auto: {} }
+    else config.toolChoice = !sendOwn || choice === "none" ? { tool: { name: Events.jsonToolName } } : { any: {} }
   } else if (choice === "required") config.toolChoice = { any: {} }
   else if (choice === "auto") config.toolChoice = { auto: {} }
   return config

@@ -11,16 +11,21 @@
  *   unsigned reasoning (Gemini does not need its thought summaries back).
  * - Consecutive tool messages become one `user` content of `functionResponse` parts, whose `name` is
  *   the message's, else that of the earlier call with the same `toolCallId` (Gemini matches results
- *   by name and order, not by id, so no ids are sent). `response` must be an object: a result that
- *   is a JSON object is sent as it is, anything else as `{output: …}` (`{error: …}` for failures).
+ *   by name and order, not by id, so no ids are sent). `response` must be an object, and Gemini reads
+ *   its `output` key as the function's output and its `error` key as a failure: a result that is a
+ *   JSON object is sent as it is (a whole object is the output), anything else as `{output: …}`, and
+ *   a failure (`isError`) always as `{error: …}` (its JSON value, or its text).
  * - Tools become `functionDeclarations`. Their JSON Schema is cut to what Gemini's schema accepts:
  *   `$schema`, `$id`, `$comment` and `additionalProperties` are removed at every level, and an
  *   object schema with no properties is left out (a tool without parameters).
  * - `toolChoice` → `toolConfig.functionCallingConfig`: `auto` → `AUTO`, `none` → `NONE`,
  *   `required` → `ANY`, a named tool → `ANY` with `allowedFunctionNames`.
  * - `generationConfig`: `maxOutputTokens`, `temperature`, `topP`, `stopSequences`;
- *   `responseFormat` json → `responseMimeType: "application/json"` (json_schema adds the cut-down
- *   `responseSchema`); `reasoning` → `thinkingConfig: {includeThoughts: true}` with `thinkingBudget`
+ *   `responseFormat` json → `responseMimeType: "application/json"`; json_schema adds the schema as
+ *   `responseJsonSchema`, which takes JSON Schema itself (`$ref` / `$defs`, `anyOf`,
+ *   `additionalProperties` … as `JSONSchema.make` writes them), not the cut-down OpenAPI subset of
+ *   `responseSchema`: only `$schema` and `$comment` (annotations, not constraints) are removed, at
+ *   every level; `reasoning` → `thinkingConfig: {includeThoughts: true}` with `thinkingBudget`
  *   (from `budgetTokens`, which wins when both are given) or `thinkingLevel` (from `effort`).
  * - `providerOptions` are merged last into the body (`safetySettings`, `cachedContent`, `labels` …);
  *   a `generationConfig` or `toolConfig` object in them is merged into ours, key by key, so
@@ -107,7 +112,7 @@ export const encode = (request: ChatRequest.ChatRequest, options: EncodeOptions)
   const format = request.responseFormat
   if (format !== undefined && format.type !== "text") {
     generationConfig.responseMimeType = "application/json"
-    if (format.type === "json_schema") generationConfig.responseSchema = schema(format.schema)
+    if (format.type === "json_schema") generationConfig.responseJsonSchema = schema(format.schema, annotations)
   }
   const reasoning = request.reasoning
   if (reasoning !== undefined && (reasoning.budgetTokens !== undefined || reasoning.effort !== undefined)) {
@@ -211,14 +216,18 @@ const declaration = (t: ChatRequest.Tool): Json => {
   return out
 }
 
-/** Schema keywords Gemini's `Schema` refuses. */
+/** Schema keywords Gemini's `Schema` (function declarations' `parameters`) refuses. */
 const refused: ReadonlySet<string> = new Set(["$schema", "$id", "$comment", "additionalProperties"])
 
+/** Keywords left out of a `responseJsonSchema`: annotations for schema tools, which constrain nothing. */
+const annotations: ReadonlySet<string> = new Set(["$schema", "$comment"])
+
 /**
- * A JSON Schema without the keywords Gemini refuses, at every level (a copy; iterative, any depth).
- * The names inside `properties` are field names, never keywords: a field may be called `$id`.
+ * A JSON Schema without the `dropped` keywords (by default those Gemini's `Schema` refuses), at every
+ * level (a copy; iterative, any depth). The names inside `properties` are field names, never
+ * keywords: a field may be called `$id`.
  */
-export const schema = (input: { readonly [key: string]: unknown }): Json => {
+export const schema = (input: object, dropped: ReadonlySet<string> = refused): Json => {
   const root: Json = {}
   const work: Array<readonly [source: unknown, target: Json | Array<unknown>, names: boolean]> = [[input, root, false]]
   while (work.length > 0) {
@@ -227,7 +236,7 @@ export const schema = (input: { readonly [key: string]: unknown }): Json => {
       ? source.map((v, i) => [i, v] as const)
       : Object.entries(source as Json)
     for (const [key, value] of entries) {
-      if (!names && typeof key === "string" && refused.has(key)) continue
+      if (!names && typeof key === "string" && dropped.has(key)) continue
       let copy: unknown = value
       if (Array.isArray(value)) copy = []
       else if (isJson(value)) copy = {}

@@ -135,7 +135,8 @@ export const make = (options: Options): Effect.Effect<LanguageModel.Service, nev
     model: options.model,
     think: options.think,
     keepAlive: options.keepAlive,
-    options: options.options
+    options: options.options,
+    provider: options.provider ?? Hosts.hosts.ollamaNative.provider
   }
   return Provider.make({
     options: { ...options, baseUrl: options.baseUrl === undefined ? undefined : hostUrl(options.baseUrl) },

@@ -5,7 +5,8 @@
  *   `content` is one string) and its images go in `images` as base64 (a data URL's prefix dropped).
  *   Ollama cannot fetch an image by URL nor take other files: such a part is refused before any
  *   request, with a message saying so.
- * - An assistant message sends its reasoning text back as `thinking` and its calls as
+ * - An assistant message sends its reasoning text back as `thinking` (its own or untagged parts: another
+ *   provider's are left out) and its calls as
  *   `tool_calls: [{function: {name, arguments}}]`, arguments as an object (arguments that did not
  *   parse go back as `{raw}`).
  * - A tool result is `{role: "tool", tool_name, content}`: Ollama matches results by the tool's
@@ -41,6 +42,8 @@ export interface EncodeOptions {
   readonly keepAlive?: string | number | undefined
   /** The Ollama model options (`num_ctx`, `seed`, `top_k` …), below the request's own fields. */
   readonly options?: Readonly<Record<string, unknown>> | undefined
+  /** The provider name this model reports: reasoning parts tagged with another are not sent back. */
+  readonly provider?: string | undefined
 }
 
 /** Builds the exact `/api/chat` body for a request, or says why the request cannot be sent. */
@@ -64,7 +67,7 @@ export const encode = (request: ChatRequest.ChatRequest, options: EncodeOptions)
       }
       case "assistant":
         for (const call of m.toolCalls ?? []) names.set(call.id, call.name)
-        messages.push(assistant(m))
+        messages.push(assistant(m, options.provider))
         break
       case "tool": {
         const out: Json = { role: "tool" }
@@ -142,9 +145,13 @@ const userMessage = (content: string | ReadonlyArray<ChatRequest.UserPart>): Jso
   return out
 }
 
-const assistant = (m: ChatRequest.AssistantMessage): Json => {
+const assistant = (m: ChatRequest.AssistantMessage, provider: string | undefined): Json => {
   const out: Json = { role: "assistant", content: m.content }
-  const thinking = (m.reasoning ?? []).map((r) => r.text).join("")
+  // Another provider's thinking (after a fallback or a switch of model) is not this model's own.
+  const thinking = (m.reasoning ?? [])
+    .filter((r) => provider === undefined || r.provider === undefined || r.provider === provider)
+    .map((r) => r.text)
+    .join("")
   if (thinking !== "") out.thinking = thinking
   const calls = m.toolCalls ?? []
   if (calls.length > 0) {

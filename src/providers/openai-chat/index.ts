@@ -63,7 +63,8 @@ export const make = (options: Options): Effect.Effect<LanguageModel.Service, nev
       Either.right(Request.encode(request, {
         model: options.model,
         maxTokensField: preset.maxTokensField,
-        includeUsage: preset.includeUsage
+        includeUsage: preset.includeUsage,
+        provider: options.provider ?? Hosts.hosts[name].provider
       })),
     decoder: (provider) => Decode.make({ provider }),
     errors: Errors.fromBody

@@ -16,13 +16,15 @@ export interface EncodeOptions {
   readonly maxTokensField?: "max_tokens" | "max_completion_tokens" | undefined
   /** Whether to ask for the usage chunk with `stream_options.include_usage` (default `true`). */
   readonly includeUsage?: boolean | undefined
+  /** The provider name this model reports: reasoning parts tagged with another are not sent back. */
+  readonly provider?: string | undefined
 }
 
 type Json = Record<string, unknown>
 
 /** Builds the exact Chat Completions body for a request. */
 export const encode = (request: ChatRequest.ChatRequest, options: EncodeOptions): Json => {
-  const body: Json = { model: options.model, messages: request.messages.map(message) }
+  const body: Json = { model: options.model, messages: request.messages.map((m) => message(m, options.provider)) }
   if (request.tools !== undefined) body.tools = request.tools.map(tool)
   if (request.toolChoice !== undefined) body.tool_choice = toolChoice(request.toolChoice)
   if (request.maxTokens !== undefined) body[options.maxTokensField ?? "max_completion_tokens"] = request.maxTokens
@@ -41,14 +43,14 @@ export const encode = (request: ChatRequest.ChatRequest, options: EncodeOptions)
 // Messages
 // ---------------------------------------------------------------------------------------------
 
-const message = (m: ChatRequest.Message): Json => {
+const message = (m: ChatRequest.Message, provider: string | undefined): Json => {
   switch (m.role) {
     case "system":
       return { role: "system", content: m.content }
     case "user":
       return { role: "user", content: typeof m.content === "string" ? m.content : m.content.map(userPart) }
     case "assistant":
-      return assistant(m)
+      return assistant(m, provider)
     case "tool":
       return {
         role: "tool",
@@ -58,7 +60,7 @@ const message = (m: ChatRequest.Message): Json => {
   }
 }
 
-const assistant = (m: ChatRequest.AssistantMessage): Json => {
+const assistant = (m: ChatRequest.AssistantMessage, provider: string | undefined): Json => {
   const calls = m.toolCalls ?? []
   // The API wants `null`, not "", beside tool calls.
   const out: Json = { role: "assistant", content: m.content === "" && calls.length > 0 ? null : m.content }
@@ -70,8 +72,12 @@ const assistant = (m: ChatRequest.AssistantMessage): Json => {
       function: { name: call.name, arguments: call.rawArguments.trim() === "" ? "{}" : call.rawArguments }
     }))
   }
-  // DeepSeek (and hosts copying it) want the reasoning of an earlier turn back in this field.
-  const reasoning = (m.reasoning ?? []).map((r) => r.text).join("")
+  // DeepSeek (and hosts copying it) want the reasoning of an earlier turn back in this field; another
+  // provider's thinking (after a fallback or a switch of model) is not this model's own, and stays out.
+  const reasoning = (m.reasoning ?? [])
+    .filter((r) => provider === undefined || r.provider === undefined || r.provider === provider)
+    .map((r) => r.text)
+    .join("")
   if (reasoning !== "") out.reasoning_content = reasoning
   if (m.refusal !== undefined) out.refusal = m.refusal
   return out

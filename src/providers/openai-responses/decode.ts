@@ -10,6 +10,12 @@
  * and `finish` (or the `error` of `response.failed` / an `error` event). Output items are keyed by
  * `output_index` (GitHub Copilot's proxy rotates `item_id` on every event), by `item_id` without one.
  *
+ * A custom (freeform) tool call — a `custom_tool_call` item, its input streamed by
+ * `response.custom_tool_call_input.delta` / `.done` — is a tool call like a function call (deltas
+ * keyed by the call's `call_id`, then one `tool-call`, and a `tool_calls` finish), except that its
+ * input is raw text, not JSON: the finished call has `kind: "custom"` and that text, unparsed, as
+ * both `arguments` and `rawArguments` (never a `parseError`).
+ *
  * @since 0.1.0
  */
 import type * as ContentPart from "../../ContentPart.js"
@@ -38,7 +44,7 @@ interface ItemState {
   /** Reasoning: where this item's text starts in the response's reasoning, and its last part. */
   start: number
   part: number | undefined
-  /** Function call: our index, and whether the fragment carrying id and name went out. */
+  /** Function or custom tool call: our index, and whether the fragment carrying id and name went out. */
   call: number | undefined
   callId: string | undefined
   announced: boolean
@@ -150,6 +156,14 @@ class Decoder implements ChunkDecoder<Sse.Event> {
       case "response.function_call_arguments.done": {
         const state = this.itemOf(e, "function_call")
         if (!state.gotArguments && Guards.isNonEmptyString(e.arguments)) this.fragment(out, state, e.arguments)
+        return this.finishCall(out, state)
+      }
+      case "response.custom_tool_call_input.delta":
+        if (Guards.isNonEmptyString(e.delta)) this.fragment(out, this.itemOf(e, "custom_tool_call"), e.delta)
+        return
+      case "response.custom_tool_call_input.done": {
+        const state = this.itemOf(e, "custom_tool_call")
+        if (!state.gotArguments && Guards.isNonEmptyString(e.input)) this.fragment(out, state, e.input)
         return this.finishCall(out, state)
       }
       case "response.output_item.added":
@@ -270,11 +284,12 @@ class Decoder implements ChunkDecoder<Sse.Event> {
     // Reasoning items do not overlap: one never closed ends where the next begins.
     if (type === "reasoning") this.reasoning.close(out)
     const state = this.newItem(type, index, id)
-    if (type === "function_call") {
+    if (type === "function_call" || type === "custom_tool_call") {
       this.callFor(state, item)
       // Some servers send whole calls: arguments on the item itself. Others send them here and
       // stream them again, so they wait for the end of the call, used only if nothing else came.
-      if (Guards.isNonEmptyString(item.arguments)) state.addedArguments = item.arguments
+      const whole = type === "function_call" ? item.arguments : item.input
+      if (Guards.isNonEmptyString(whole)) state.addedArguments = whole
     } else if (type === "reasoning" && Guards.isNonEmptyString(item.encrypted_content)) {
       // A stream cut off before the item's `done` still gives back what `added` carried.
       state.addedBlob = item.encrypted_content
@@ -291,6 +306,10 @@ class Decoder implements ChunkDecoder<Sse.Event> {
       case "function_call":
         this.callFor(state, item)
         if (!state.gotArguments && Guards.isNonEmptyString(item.arguments)) this.fragment(out, state, item.arguments)
+        return this.finishCall(out, state)
+      case "custom_tool_call":
+        this.callFor(state, item)
+        if (!state.gotArguments && Guards.isNonEmptyString(item.input)) this.fragment(out, state, item.input)
         return this.finishCall(out, state)
       case "image_generation_call": {
         const image = Tools.image(item)
@@ -389,7 +408,9 @@ class Decoder implements ChunkDecoder<Sse.Event> {
     if (!state.gotArguments && state.addedArguments !== undefined) this.fragment(out, state, state.addedArguments)
     state.finished = true
     if (!state.announced) this.announce(out, state, state.call, "")
-    const call = this.assembler.finish(state.call)
+    const call = state.type === "custom_tool_call"
+      ? this.customCall(state, state.call)
+      : this.assembler.finish(state.call)
     if (call === undefined) return
     if (call.name === "") {
       return this.emitter.fail(
@@ -404,6 +425,17 @@ class Decoder implements ChunkDecoder<Sse.Event> {
     }
     this.emittedToolCall = true
     this.emit(out, StreamChunk.toolCall(call))
+  }
+
+  /**
+   * A finished custom tool call: its input is freeform text (a patch, a shell command, text in a
+   * grammar), so it is kept as it came, a JSON string value, never parsed nor reported as broken.
+   */
+  private customCall(state: ItemState, index: number): ToolCall.ToolCall {
+    const assembler = this.assembler
+    const raw = assembler.rawArguments(index)
+    const id = this.idOf(state, index)
+    return { index, id, name: assembler.nameOf(index) ?? "", arguments: raw, rawArguments: raw, kind: "custom" }
   }
 
   // --- the end ---------------------------------------------------------------------------------

@@ -35,6 +35,8 @@ export interface EventFields {
   readonly refusal: string
   /** `response.function_call_arguments.done`: the whole arguments text. */
   readonly arguments: string
+  /** `response.custom_tool_call_input.done`: the whole raw input of a custom (freeform) tool call. */
+  readonly input: string
   /** `response.output_text.annotation.added`. */
   readonly annotation: Annotation
   /** `response.image_generation_call.partial_image`. */
@@ -72,7 +74,7 @@ export interface ResponsesUsage {
 
 /** Every field any output item may carry; `type` says which apply. */
 export interface OutputItem {
-  /** `message`, `reasoning`, `function_call`, `web_search_call`, `file_search_call`, `code_interpreter_call`, `image_generation_call`, `mcp_call`, `mcp_approval_request`, `mcp_list_tools` … */
+  /** `message`, `reasoning`, `function_call`, `custom_tool_call`, `web_search_call`, `file_search_call`, `code_interpreter_call`, `image_generation_call`, `mcp_call`, `mcp_approval_request`, `mcp_list_tools` … */
   readonly type: string
   readonly id: string
   readonly status: string
@@ -81,11 +83,13 @@ export interface OutputItem {
   readonly summary: ReadonlyArray<{ readonly type?: string; readonly text?: string }>
   /** `reasoning` from open-weight servers: the raw reasoning as `reasoning_text` parts. */
   readonly content: ReadonlyArray<{ readonly type?: string; readonly text?: string }>
-  /** `function_call`: the id to echo back with the tool's output. */
+  /** `function_call`, `custom_tool_call`: the id to echo back with the tool's output. */
   readonly call_id: string
-  /** `function_call`, `mcp_call`, `mcp_approval_request`. */
+  /** `function_call`, `custom_tool_call`, `mcp_call`, `mcp_approval_request`. */
   readonly name: string
   readonly arguments: string
+  /** `custom_tool_call`: the raw input text (freeform, not JSON), streamed as `custom_tool_call_input` deltas. */
+  readonly input: string
   /** `web_search_call`: what was done (`search`, `open_page`, `find_in_page`). */
   readonly action: unknown
   /** `file_search_call`. */

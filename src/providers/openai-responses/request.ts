@@ -5,8 +5,10 @@
  * assistant text, `function_call`s (with the `call_id` the decoder reported as the tool-call id),
  * `function_call_output`s, and reasoning items carrying the `encrypted_content` the decoder put in a
  * `reasoning` chunk's `redacted` (with the item id in `signature`), so a stateless client
- * (`store: false`, the default) sends the model's reasoning back on the next turn. `providerOptions`
- * are spread last and can override anything.
+ * (`store: false`, the default) sends the model's reasoning back on the next turn. A custom
+ * (freeform) tool call (`kind: "custom"`) goes back as a `custom_tool_call` item with its raw
+ * `input`, and the tool message answering it — found by its id among the earlier calls — as a
+ * `custom_tool_call_output`. `providerOptions` are spread last and can override anything.
  *
  * @since 0.1.0
  */
@@ -38,6 +40,8 @@ const reasoningModel = /(^|\/)(o\d|gpt-5|codex)/i
 export const encode = (request: ChatRequest.ChatRequest, options: EncodeOptions): Json => {
   const instructions: Array<string> = []
   const input: Array<Json> = []
+  /** The ids of the custom tool calls so far: their results go back as `custom_tool_call_output`. */
+  const customCalls = new Set<string>()
   for (const m of request.messages) {
     switch (m.role) {
       case "system":
@@ -47,11 +51,11 @@ export const encode = (request: ChatRequest.ChatRequest, options: EncodeOptions)
         input.push({ role: "user", content: typeof m.content === "string" ? m.content : m.content.map(userPart) })
         break
       case "assistant":
-        assistant(m, input, options.provider ?? "openai")
+        assistant(m, input, options.provider ?? "openai", customCalls)
         break
       case "tool":
         input.push({
-          type: "function_call_output",
+          type: customCalls.has(m.toolCallId) ? "custom_tool_call_output" : "function_call_output",
           call_id: m.toolCallId,
           output: typeof m.content === "string" ? m.content : m.content.map((p) => p.text).join("")
         })
@@ -87,7 +91,12 @@ export const encode = (request: ChatRequest.ChatRequest, options: EncodeOptions)
 // ---------------------------------------------------------------------------------------------
 
 /** An earlier answer, in the order the API produced it: reasoning, then text, then calls. */
-const assistant = (m: ChatRequest.AssistantMessage, input: Array<Json>, provider: string): void => {
+const assistant = (
+  m: ChatRequest.AssistantMessage,
+  input: Array<Json>,
+  provider: string,
+  customCalls: Set<string>
+): void => {
   const calls = m.toolCalls ?? []
   // A reasoning item must be followed by the item it led to: alone it is rejected.
   if (m.content !== "" || calls.length > 0) {
@@ -100,6 +109,12 @@ const assistant = (m: ChatRequest.AssistantMessage, input: Array<Json>, provider
   }
   if (m.content !== "") input.push({ role: "assistant", content: m.content })
   for (const call of calls) {
+    if (call.kind === "custom") {
+      customCalls.add(call.id)
+      // Freeform input goes back as the model wrote it: it was never JSON.
+      input.push({ type: "custom_tool_call", call_id: call.id, name: call.name, input: call.rawArguments })
+      continue
+    }
     input.push({
       type: "function_call",
       call_id: call.id,

@@ -191,6 +191,83 @@ describe("tool calls", () => {
   })
 })
 
+describe("the JSON answer tool (responseFormat)", () => {
+  it("json-response.sse: thinking, then json_response's input as text deltas; no tool call; tool_use is a stop", () => {
+    expect(decode(frame(own("json-response.sse")))).toStrictEqual([
+      { type: "metadata", provider: "anthropic", model: "claude-sonnet-4-5-20250929", responseId: "msg_json_1" },
+      usage({
+        inputTokens: 512,
+        outputTokens: 3,
+        totalTokens: 515,
+        cacheReadTokens: 0,
+        cacheWriteTokens: 0,
+        raw: {
+          input_tokens: 512,
+          cache_creation_input_tokens: 0,
+          cache_read_input_tokens: 0,
+          output_tokens: 3
+        }
+      }),
+      { type: "reasoning-delta", delta: "Paris is the capital;", accumulated: "Paris is the capital;" },
+      {
+        type: "reasoning-delta",
+        delta: " answer through json_response.",
+        accumulated: "Paris is the capital; answer through json_response."
+      },
+      {
+        type: "reasoning",
+        text: "Paris is the capital; answer through json_response.",
+        signature: "EqQBCkYIsigJson0001"
+      },
+      { type: "text-delta", delta: "{\"city\": \"Par" },
+      { type: "text-delta", delta: "is\", \"population\": 2102650" },
+      { type: "text-delta", delta: "}" },
+      usage({
+        inputTokens: 512,
+        outputTokens: 61,
+        totalTokens: 573,
+        cacheReadTokens: 0,
+        cacheWriteTokens: 0,
+        raw: {
+          input_tokens: 512,
+          cache_creation_input_tokens: 0,
+          cache_read_input_tokens: 0,
+          output_tokens: 61
+        }
+      }),
+      { type: "finish", reason: "stop", rawReason: "tool_use" }
+    ])
+    const response = Response.fromChunks(decode(frame(own("json-response.sse"))))
+    expect([response.text, response.toolCalls, response.finishReason]).toStrictEqual([
+      "{\"city\": \"Paris\", \"population\": 2102650}",
+      [],
+      "stop"
+    ])
+  })
+
+  it("input sent whole at the start is the answer; beside a call of the caller's the finish stays tool_calls", () => {
+    const chunks = decode([
+      start(),
+      blockStart(0, { type: "tool_use", id: "toolu_j", name: "json_response", input: { n: 1 } }),
+      blockStop(0),
+      blockStart(1, { type: "tool_use", id: "toolu_w", name: "get_weather", input: {} }),
+      delta(1, { type: "input_json_delta", partial_json: "{}" }),
+      blockStop(1),
+      messageDelta("tool_use"),
+      stop
+    ])
+    expect(chunks.filter((c) => c.type !== "usage" && c.type !== "metadata")).toStrictEqual([
+      { type: "text-delta", delta: "{\"n\":1}" },
+      { type: "tool-call-delta", index: 0, argumentsDelta: "{}", id: "toolu_w", name: "get_weather" },
+      {
+        type: "tool-call",
+        toolCall: { index: 0, id: "toolu_w", name: "get_weather", arguments: {}, rawArguments: "{}" }
+      },
+      { type: "finish", reason: "tool_calls", rawReason: "tool_use" }
+    ])
+  })
+})
+
 describe("server tools and citations", () => {
   it("server_tool_use → provider-tool call, its result → provider-tool result, citations → sources", () => {
     const chunks = decode(frame(own("web-search.sse")))

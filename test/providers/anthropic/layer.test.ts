@@ -70,6 +70,35 @@ describe("Anthropic over HTTP (Replay)", () => {
       }))
   }
 
+  it.effect("a JSON answer: json_response offered (auto, as thinking is on), its input read back as the text", () =>
+    Effect.gen(function*() {
+      const schema = { type: "object", properties: { city: { type: "string" }, population: { type: "number" } } }
+      const r = yield* LanguageModel.chat({
+        messages: [{ role: "user", content: "The capital of France, and its population?" }],
+        reasoning: { budgetTokens: 1024 },
+        responseFormat: { type: "json_schema", name: "city", schema }
+      })
+      expect(JSON.parse(r.text)).toStrictEqual({ city: "Paris", population: 2102650 })
+      expect([r.toolCalls, r.finishReason, r.rawFinishReason]).toStrictEqual([[], "stop", "tool_use"])
+      const [request] = yield* Replay.requests
+      expect(request.body).toStrictEqual({
+        model: "claude-sonnet-4-5",
+        messages: [{ role: "user", content: "The capital of France, and its population?" }],
+        max_tokens: 5120,
+        tools: [{
+          name: "json_response",
+          description: "Respond with a JSON object matching this schema: call this tool once, with the whole answer.",
+          input_schema: schema
+        }],
+        tool_choice: { type: "auto" },
+        thinking: { type: "enabled", budget_tokens: 1024 },
+        stream: true
+      })
+    }).pipe(
+      Effect.provide(model),
+      Effect.provide(Replay.layer({ body: own("json-response.sse"), split: { seed: 4 } }))
+    ))
+
   it.effect("sends the exact URL, headers and body; the key only in x-api-key", () =>
     Effect.gen(function*() {
       yield* LanguageModel.chat({

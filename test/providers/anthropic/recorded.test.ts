@@ -6,6 +6,8 @@
 import * as Either from "effect/Either"
 import { expect, it } from "vitest"
 import type * as ContentPart from "../../../src/ContentPart.js"
+import * as ChunkDecoder from "../../../src/internal/ChunkDecoder.js"
+import * as Decode from "../../../src/providers/anthropic/decode.js"
 import * as Response from "../../../src/Response.js"
 import * as StreamChunk from "../../../src/StreamChunk.js"
 import * as Fixture from "../../../src/testing/Fixture.js"
@@ -364,6 +366,27 @@ const describePart = (part: ContentPart.ContentPart): string => {
 describeRecorded("anthropic", () => {
   it("has an expectation for every recording, and a recording for every expectation", () => {
     expect(listRecorded("anthropic")).toStrictEqual(Object.keys(expectations).sort())
+  })
+
+  // The recording's forced tool is the Vercel SDK's `json`; told it is the answer tool, as our own
+  // `json_response` is, the decoder streams its input as the answer's text.
+  it("anthropic-json-tool.1.chunks.txt, read as a JSON answer: text deltas, no tool call, a stop", () => {
+    const events = frame(Fixture.sseText("anthropic", readRecorded("anthropic", "anthropic-json-tool.1.chunks.txt")))
+    const chunks = ChunkDecoder.decodeAll(Decode.make({ provider: "anthropic", jsonToolName: "json" }), events)
+    expect(chunks.filter((c) => c.type === "text-delta" || c.type === "finish")).toStrictEqual([
+      {
+        type: "text-delta",
+        delta: "{\"elements\": [{\"location\": \"San Francisco\", \"temperature\": 58, \"condition\": \"sunny\"}]"
+      },
+      { type: "text-delta", delta: "}" },
+      { type: "finish", reason: "stop", rawReason: "tool_use" }
+    ])
+    expect(shapeOf(chunks)).toBe("metadata usage text-delta×2 usage finish")
+    const response = Response.fromChunks(chunks)
+    expect([JSON.parse(response.text), response.toolCalls]).toStrictEqual([
+      { elements: [{ location: "San Francisco", temperature: 58, condition: "sunny" }] },
+      []
+    ])
   })
 
   for (const [file, expected] of Object.entries(expectations)) {

@@ -7,6 +7,7 @@ import type * as ChatRequest from "../../../src/ChatRequest.js"
 import * as Anthropic from "../../../src/providers/anthropic/index.js"
 import * as Request from "../../../src/providers/anthropic/request.js"
 import * as Response from "../../../src/Response.js"
+import { foreignReasoning, step2, timeError } from "../agentStep.js"
 import { decode, frame, own } from "./support.js"
 
 const encode = (request: ChatRequest.ChatRequest) => Request.encode(request, { model: "claude-test", maxTokens: 4096 })
@@ -164,10 +165,110 @@ describe("the Messages body", () => {
     expect(body({ messages: [], reasoning: { effort: "minimal" } }).output_config).toStrictEqual({ effort: "low" })
   })
 
-  it("a JSON schema answer: output_config.format", () => {
-    const schema = { type: "object", properties: { n: { type: "number" } }, additionalProperties: false }
-    expect(body({ messages: [], responseFormat: { type: "json_schema", name: "answer", schema } }).output_config)
-      .toStrictEqual({ format: { type: "json_schema", schema } })
+  it("structured output: the native mechanism", () => {
+    // A forced tool whose input is the answer, as Bedrock's: json_response, its schema the requested one.
+    const schema = {
+      type: "object",
+      properties: { n: { type: "number" } },
+      required: ["n"],
+      additionalProperties: false
+    }
+    expect(body({
+      messages: [{ role: "user", content: "A number?" }],
+      responseFormat: { type: "json_schema", name: "answer", schema, strict: true }
+    })).toStrictEqual({
+      model: "claude-test",
+      messages: [{ role: "user", content: "A number?" }],
+      max_tokens: 4096,
+      tools: [{
+        name: "json_response",
+        description: "Respond with a JSON object matching this schema: call this tool once, with the whole answer.",
+        input_schema: schema,
+        strict: true
+      }],
+      tool_choice: { type: "tool", name: "json_response" },
+      stream: true
+    })
+    expect(body({ messages: [], responseFormat: { type: "json" } }))
+      .toStrictEqual({
+        model: "claude-test",
+        messages: [],
+        max_tokens: 4096,
+        tools: [{
+          name: "json_response",
+          description: "Respond with a JSON object: call this tool once, with the whole answer.",
+          input_schema: { type: "object" }
+        }],
+        tool_choice: { type: "tool", name: "json_response" },
+        stream: true
+      })
+  })
+
+  it("the JSON tool beside the caller's tools, a named or none choice, and thinking (which refuses forced tools)", () => {
+    const schema = { type: "object", properties: { city: { type: "string" } } }
+    const format: ChatRequest.ResponseFormat = { type: "json_schema", name: "answer", schema, description: "The city" }
+    const jsonTool = { name: "json_response", description: "The city", input_schema: schema }
+    const weather = {
+      name: "get_weather",
+      description: "Weather for a city",
+      input_schema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] }
+    }
+    const choice = (request: Partial<ChatRequest.ChatRequest>) => {
+      const b = body({ messages: [], responseFormat: format, ...request })
+      return [b.tools, b.tool_choice]
+    }
+    // The caller's tools first (a cache breakpoint on their last stays put), then the answer tool.
+    expect(choice({ tools: [weatherTool] })).toStrictEqual([[weather, jsonTool], { type: "any" }])
+    expect(choice({ tools: [weatherTool], toolChoice: "auto" })).toStrictEqual([[weather, jsonTool], { type: "any" }])
+    expect(choice({ tools: [weatherTool], toolChoice: "none" })).toStrictEqual([
+      [weather, jsonTool],
+      { type: "tool", name: "json_response" }
+    ])
+    expect(choice({ tools: [weatherTool], toolChoice: { type: "tool", name: "get_weather" } })).toStrictEqual([
+      [weather, jsonTool],
+      { type: "tool", name: "get_weather" }
+    ])
+    // With thinking on (a budget, an effort, or providerOptions.thinking), only auto is accepted.
+    expect(choice({ reasoning: { budgetTokens: 1024 } })).toStrictEqual([[jsonTool], { type: "auto" }])
+    expect(choice({ tools: [weatherTool], reasoning: { effort: "low" } })).toStrictEqual([
+      [weather, jsonTool],
+      { type: "auto" }
+    ])
+    expect(choice({ providerOptions: { thinking: { type: "enabled", budget_tokens: 2048 } } })).toStrictEqual([
+      [jsonTool],
+      { type: "auto" }
+    ])
+    expect(choice({ providerOptions: { thinking: { type: "disabled" } } })).toStrictEqual([
+      [jsonTool],
+      { type: "tool", name: "json_response" }
+    ])
+    const thinking = body({ messages: [], responseFormat: { type: "json" }, reasoning: { budgetTokens: 1024 } })
+    expect(thinking).toStrictEqual({
+      model: "claude-test",
+      messages: [],
+      max_tokens: 5120,
+      tools: [{
+        name: "json_response",
+        description: "Respond with a JSON object: call this tool once, with the whole answer.",
+        input_schema: { type: "object" }
+      }],
+      tool_choice: { type: "auto" },
+      thinking: { type: "enabled", budget_tokens: 1024 },
+      stream: true
+    })
+    // Text asks for no tool.
+    expect(body({ messages: [], responseFormat: { type: "text" } })).toStrictEqual({
+      model: "claude-test",
+      messages: [],
+      max_tokens: 4096,
+      stream: true
+    })
+  })
+
+  it("a tool of the caller's named json_response is refused before any request", () => {
+    expect(problem({ messages: [], tools: [{ ...weatherTool, name: "json_response" }] })).toBe(
+      "The tool name \"json_response\" is reserved: Anthropic's responseFormat answers through a tool of that name"
+    )
   })
 
   it("providerOptions are merged last: automatic caching, metadata, a thinking override", () => {
@@ -326,5 +427,52 @@ describe("round trip: a collected response goes back exactly as the API wants it
       role: "assistant",
       content: [{ type: "tool_use", id: "toolu_x", name: "f", input: { raw: "{\"a\":" } }]
     }])
+  })
+
+  it("an agent step-2 request", () => {
+    const request = step2([
+      { text: "Two lookups: weather, then time.", signature: "EqQBsigStep0001", provider: "anthropic" },
+      { text: "", redacted: "EmwKRedactedStep0001", provider: "anthropic" },
+      foreignReasoning
+    ])
+    expect(body({ ...request, reasoning: { budgetTokens: 1024 } })).toStrictEqual({
+      model: "claude-test",
+      system: "Answer in one sentence.",
+      messages: [
+        { role: "user", content: "Weather and time in Paris?" },
+        {
+          role: "assistant",
+          content: [
+            { type: "thinking", thinking: "Two lookups: weather, then time.", signature: "EqQBsigStep0001" },
+            { type: "redacted_thinking", data: "EmwKRedactedStep0001" },
+            { type: "text", text: "Checking." },
+            { type: "tool_use", id: "call_1", name: "get_weather", input: { city: "Paris" } },
+            { type: "tool_use", id: "call_2", name: "get_time", input: { zone: "CET" } }
+          ]
+        },
+        {
+          role: "user",
+          content: [
+            { type: "tool_result", tool_use_id: "call_1", content: "{\"temperatureC\":18}" },
+            { type: "tool_result", tool_use_id: "call_2", content: timeError, is_error: true }
+          ]
+        }
+      ],
+      max_tokens: 5120,
+      tools: [
+        {
+          name: "get_weather",
+          description: "Current weather in a city",
+          input_schema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] }
+        },
+        {
+          name: "get_time",
+          description: "Current time in a time zone",
+          input_schema: { type: "object", properties: { zone: { type: "string" } }, required: ["zone"] }
+        }
+      ],
+      thinking: { type: "enabled", budget_tokens: 1024 },
+      stream: true
+    })
   })
 })

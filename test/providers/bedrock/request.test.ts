@@ -3,6 +3,7 @@ import * as Either from "effect/Either"
 import { describe, expect, it } from "vitest"
 import type * as ChatRequest from "../../../src/ChatRequest.js"
 import * as Request from "../../../src/providers/bedrock/request.js"
+import { foreignReasoning, step2, timeError } from "../agentStep.js"
 
 const encode = (request: ChatRequest.ChatRequest) =>
   Either.getOrThrow(Request.encode(request, { maxTokens: 4096, provider: "bedrock" }))
@@ -229,6 +230,22 @@ describe("Bedrock request", () => {
       tools: [{ toolSpec: { name: "json_response" } }],
       toolChoice: { tool: { name: "json_response" } }
     })
+    // Claude with thinking on refuses a forced tool (tool or any): the choice is auto.
+    expect(
+      encode({
+        messages: [{ role: "user", content: "City?" }],
+        reasoning: { budgetTokens: 1024 },
+        responseFormat: { type: "json_schema", name: "answer", schema }
+      }).toolConfig
+    ).toStrictEqual({ tools: [jsonSpec(schema, described)], toolChoice: { auto: {} } })
+    expect(
+      encode({
+        messages: [{ role: "user", content: "City?" }],
+        tools: [weather],
+        responseFormat: { type: "json" },
+        providerOptions: { additionalModelRequestFields: { thinking: { type: "enabled", budget_tokens: 1024 } } }
+      }).toolConfig
+    ).toMatchObject({ toolChoice: { auto: {} } })
     expect(encode({ messages: [{ role: "user", content: "Hi" }], responseFormat: { type: "text" } })).not
       .toHaveProperty("toolConfig")
     expect(refused({ messages: [{ role: "user", content: "Hi" }], tools: [{ ...weather, name: "json_response" }] }))
@@ -318,5 +335,79 @@ describe("Bedrock request", () => {
     }) as { messages: Array<{ content: Array<{ document: { name: string } }> }> }
     const names = body.messages[0]!.content.map((block) => block.document.name)
     expect(names).toStrictEqual(["a b -c", "notes", "notes (2)", "document"])
+  })
+
+  it("an agent step-2 request", () => {
+    const request = step2([
+      { text: "Two lookups: weather, then time.", signature: "EqQBsigBedrock01", provider: "bedrock" },
+      foreignReasoning
+    ])
+    const body = Either.getOrThrow(
+      Request.encode(request, {
+        maxTokens: 4096,
+        provider: "bedrock",
+        model: "us.anthropic.claude-sonnet-4-5-20250929-v1:0"
+      })
+    )
+    expect(body).toStrictEqual({
+      messages: [
+        { role: "user", content: [{ text: "Weather and time in Paris?" }] },
+        {
+          role: "assistant",
+          content: [
+            {
+              reasoningContent: {
+                reasoningText: { text: "Two lookups: weather, then time.", signature: "EqQBsigBedrock01" }
+              }
+            },
+            { text: "Checking." },
+            { toolUse: { toolUseId: "call_1", name: "get_weather", input: { city: "Paris" } } },
+            { toolUse: { toolUseId: "call_2", name: "get_time", input: { zone: "CET" } } }
+          ]
+        },
+        {
+          role: "user",
+          content: [
+            // A success carries no status; a failure says "error".
+            { toolResult: { toolUseId: "call_1", content: [{ text: "{\"temperatureC\":18}" }] } },
+            { toolResult: { toolUseId: "call_2", content: [{ text: timeError }], status: "error" } }
+          ]
+        }
+      ],
+      system: [{ text: "Answer in one sentence." }],
+      toolConfig: {
+        tools: [
+          {
+            toolSpec: {
+              name: "get_weather",
+              description: "Current weather in a city",
+              inputSchema: { json: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } }
+            }
+          },
+          {
+            toolSpec: {
+              name: "get_time",
+              description: "Current time in a time zone",
+              inputSchema: { json: { type: "object", properties: { zone: { type: "string" } }, required: ["zone"] } }
+            }
+          }
+        ]
+      }
+    })
+  })
+
+  it("a tool result's status only for models that take one (Claude, Nova): others read the error from the text", () => {
+    const results = (model: string) =>
+      (Either.getOrThrow(Request.encode(step2([]), { maxTokens: 4096, provider: "bedrock", model })).messages as Array<{
+        content: Array<unknown>
+      }>)[2]!.content
+    const failed = { toolResult: { toolUseId: "call_2", content: [{ text: timeError }], status: "error" } }
+    const unmarked = { toolResult: { toolUseId: "call_2", content: [{ text: timeError }] } }
+    expect(results("anthropic.claude-3-5-haiku-20241022-v1:0")[1]).toStrictEqual(failed)
+    expect(results("us.amazon.nova-pro-v1:0")[1]).toStrictEqual(failed)
+    expect(results("meta.llama3-3-70b-instruct-v1:0")[1]).toStrictEqual(unmarked)
+    expect(results("mistral.mistral-large-2407-v1:0")[1]).toStrictEqual(unmarked)
+    expect(results("arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/abc123")[1])
+      .toStrictEqual(unmarked)
   })
 })

@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest"
 import type * as ChatRequest from "../../../src/ChatRequest.js"
 import * as Request from "../../../src/providers/cohere/request.js"
 import * as Response from "../../../src/Response.js"
+import { foreignReasoning, step2, timeError } from "../agentStep.js"
 import { decode, frame, own } from "./support.js"
 
 const encode = (request: ChatRequest.ChatRequest) => Request.encode(request, { model: "command-test" })
@@ -261,5 +262,61 @@ describe("the v2 chat body", () => {
       role: "assistant",
       content: [{ type: "thinking", thinking: "925 ÷ 5 = 185" }, { type: "text", text: "185" }]
     }])
+  })
+
+  it("an agent step-2 request", () => {
+    // Cohere's thinking arrives unsigned and untagged; another provider's signed block stays out.
+    const request = step2([{ text: "Two lookups: weather, then time." }, foreignReasoning])
+    expect(body(request)).toStrictEqual({
+      model: "command-test",
+      messages: [
+        { role: "system", content: "Answer in one sentence." },
+        { role: "user", content: "Weather and time in Paris?" },
+        {
+          role: "assistant",
+          content: [{ type: "thinking", thinking: "Two lookups: weather, then time." }],
+          tool_plan: "Checking.",
+          tool_calls: [
+            { id: "call_1", type: "function", function: { name: "get_weather", arguments: "{\"city\":\"Paris\"}" } },
+            { id: "call_2", type: "function", function: { name: "get_time", arguments: "{\"zone\":\"CET\"}" } }
+          ]
+        },
+        // Cohere has no error flag: the error is the result's text.
+        { role: "tool", tool_call_id: "call_1", content: "{\"temperatureC\":18}" },
+        { role: "tool", tool_call_id: "call_2", content: timeError }
+      ],
+      tools: [
+        {
+          type: "function",
+          function: {
+            name: "get_weather",
+            description: "Current weather in a city",
+            parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] }
+          }
+        },
+        {
+          type: "function",
+          function: {
+            name: "get_time",
+            description: "Current time in a time zone",
+            parameters: { type: "object", properties: { zone: { type: "string" } }, required: ["zone"] }
+          }
+        }
+      ],
+      stream: true
+    })
+  })
+
+  it("structured output: the native mechanism", () => {
+    const schema = { type: "object", properties: { city: { type: "string" } }, required: ["city"] }
+    expect(body({
+      messages: [{ role: "user", content: "Capital of France?" }],
+      responseFormat: { type: "json_schema", name: "answer", schema }
+    })).toStrictEqual({
+      model: "command-test",
+      messages: [{ role: "user", content: "Capital of France?" }],
+      response_format: { type: "json_object", json_schema: schema },
+      stream: true
+    })
   })
 })

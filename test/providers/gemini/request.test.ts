@@ -3,6 +3,7 @@ import * as Either from "effect/Either"
 import { describe, expect, it } from "vitest"
 import type * as ChatRequest from "../../../src/ChatRequest.js"
 import * as Request from "../../../src/providers/gemini/request.js"
+import { foreignReasoning, step2, timeError } from "../agentStep.js"
 
 const encode = (request: ChatRequest.ChatRequest, options: Partial<Request.EncodeOptions> = {}) =>
   Either.getOrThrow(Request.encode(request, { provider: "google", ...options }))
@@ -219,12 +220,96 @@ describe("Gemini request bodies", () => {
       topP: 0.9,
       stopSequences: ["END"],
       responseMimeType: "application/json",
-      responseSchema: { type: "object", properties: { a: { type: "string" } } }
+      // responseJsonSchema takes JSON Schema: additionalProperties stays.
+      responseJsonSchema: { type: "object", properties: { a: { type: "string" } }, additionalProperties: false }
     })
     expect(encode({ messages: [], responseFormat: { type: "json" } }).generationConfig).toStrictEqual({
       responseMimeType: "application/json"
     })
     expect(encode({ messages: [], responseFormat: { type: "text" } }).generationConfig).toBeUndefined()
+  })
+
+  it("structured output: the native mechanism", () => {
+    // Full JSON Schema, as JSONSchema.make writes it ($defs, $ref, anyOf, additionalProperties): kept,
+    // at every level, but for the annotations $schema and $comment.
+    const schema = {
+      $schema: "http://json-schema.org/draft-07/schema#",
+      $defs: { City: { type: "object", properties: { name: { type: "string" } }, required: ["name"] } },
+      type: "object",
+      properties: {
+        city: { $ref: "#/$defs/City" },
+        note: { anyOf: [{ type: "string", $comment: "free text" }, { type: "null" }] },
+        $schema: { type: "string" }
+      },
+      required: ["city"],
+      additionalProperties: false
+    }
+    expect(encode({
+      messages: [{ role: "user", content: "Capital of France?" }],
+      responseFormat: { type: "json_schema", name: "answer", schema, strict: true }
+    })).toStrictEqual({
+      contents: [{ role: "user", parts: [{ text: "Capital of France?" }] }],
+      generationConfig: {
+        responseMimeType: "application/json",
+        responseJsonSchema: {
+          $defs: { City: { type: "object", properties: { name: { type: "string" } }, required: ["name"] } },
+          type: "object",
+          properties: {
+            city: { $ref: "#/$defs/City" },
+            note: { anyOf: [{ type: "string" }, { type: "null" }] },
+            // A field named like a keyword is a field.
+            $schema: { type: "string" }
+          },
+          required: ["city"],
+          additionalProperties: false
+        }
+      }
+    })
+  })
+
+  it("an agent step-2 request", () => {
+    const request = step2([
+      { text: "Two lookups: weather, then time.", signature: "sigThought", provider: "google" },
+      foreignReasoning
+    ], { signature: "sigCall1" })
+    expect(encode(request)).toStrictEqual({
+      systemInstruction: { parts: [{ text: "Answer in one sentence." }] },
+      contents: [
+        { role: "user", parts: [{ text: "Weather and time in Paris?" }] },
+        {
+          role: "model",
+          parts: [
+            { text: "Two lookups: weather, then time.", thought: true, thoughtSignature: "sigThought" },
+            { text: "Checking." },
+            // Gemini signs the first call of a parallel batch: the signature goes back on that part.
+            { functionCall: { name: "get_weather", args: { city: "Paris" } }, thoughtSignature: "sigCall1" },
+            { functionCall: { name: "get_time", args: { zone: "CET" } } }
+          ]
+        },
+        {
+          role: "user",
+          parts: [
+            // A JSON object result is the output as it is; a failure is {error}.
+            { functionResponse: { name: "get_weather", response: { temperatureC: 18 } } },
+            { functionResponse: { name: "get_time", response: { error: timeError } } }
+          ]
+        }
+      ],
+      tools: [{
+        functionDeclarations: [
+          {
+            name: "get_weather",
+            description: "Current weather in a city",
+            parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] }
+          },
+          {
+            name: "get_time",
+            description: "Current time in a time zone",
+            parameters: { type: "object", properties: { zone: { type: "string" } }, required: ["zone"] }
+          }
+        ]
+      }]
+    })
   })
 
   it("reasoning → thinkingConfig: a budget (which wins), else a level; thoughts included", () => {

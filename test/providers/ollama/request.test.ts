@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest"
 import * as ChatRequest from "../../../src/ChatRequest.js"
 import * as Request from "../../../src/providers/ollama/request.js"
 import * as Response from "../../../src/Response.js"
+import { foreignReasoning, step2, timeError } from "../agentStep.js"
 import { decode, line } from "./support.js"
 
 const encode = (request: ChatRequest.ChatRequest, options: Partial<Request.EncodeOptions> = {}) =>
@@ -274,5 +275,61 @@ describe("Ollama request body", () => {
       { role: "assistant", content: "", tool_calls: [{ function: { name: "get_time", arguments: { zone: "CET" } } }] },
       { role: "tool", tool_name: "get_time", content: "09:00" }
     ])
+  })
+
+  it("an agent step-2 request", () => {
+    // Ollama's thinking arrives unsigned and untagged; another provider's signed block stays out.
+    const request = step2([{ text: "Two lookups: weather, then time." }, foreignReasoning])
+    expect(body(request, { provider: "ollama" })).toStrictEqual({
+      model: "qwen3:8b",
+      messages: [
+        { role: "system", content: "Answer in one sentence." },
+        { role: "user", content: "Weather and time in Paris?" },
+        {
+          role: "assistant",
+          content: "Checking.",
+          thinking: "Two lookups: weather, then time.",
+          tool_calls: [
+            { function: { name: "get_weather", arguments: { city: "Paris" } } },
+            { function: { name: "get_time", arguments: { zone: "CET" } } }
+          ]
+        },
+        // Ollama matches results by tool name and has no error flag: the error is the text.
+        { role: "tool", tool_name: "get_weather", content: "{\"temperatureC\":18}" },
+        { role: "tool", tool_name: "get_time", content: timeError }
+      ],
+      tools: [
+        {
+          type: "function",
+          function: {
+            name: "get_weather",
+            description: "Current weather in a city",
+            parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] }
+          }
+        },
+        {
+          type: "function",
+          function: {
+            name: "get_time",
+            description: "Current time in a time zone",
+            parameters: { type: "object", properties: { zone: { type: "string" } }, required: ["zone"] }
+          }
+        }
+      ],
+      stream: true
+    })
+  })
+
+  it("structured output: the native mechanism", () => {
+    const schema = { type: "object", properties: { city: { type: "string" } }, required: ["city"] }
+    expect(body({
+      messages: [{ role: "user", content: "Capital of France?" }],
+      responseFormat: { type: "json_schema", name: "answer", schema, strict: true }
+    })).toStrictEqual({
+      model: "qwen3:8b",
+      messages: [{ role: "user", content: "Capital of France?" }],
+      format: schema,
+      stream: true
+    })
   })
 })

@@ -3,6 +3,7 @@ import * as Schema from "effect/Schema"
 import { describe, expect, it } from "vitest"
 import * as ChatRequest from "../../../src/ChatRequest.js"
 import { encode } from "../../../src/providers/openai-chat/request.js"
+import { foreignReasoning, step2, timeError } from "../agentStep.js"
 
 const streaming = { stream: true, stream_options: { include_usage: true } }
 
@@ -197,6 +198,70 @@ describe("OpenAiChat request body", () => {
       stream: true,
       stream_options: { include_usage: false },
       reasoning_format: "parsed"
+    })
+  })
+})
+
+describe("OpenAiChat: the agent loop and structured output", () => {
+  it("an agent step-2 request", () => {
+    // DeepSeek's reasoning arrives unsigned and untagged; another provider's signed block stays out.
+    const request = step2([{ text: "Two facts: the weather, then the time." }, foreignReasoning])
+    expect(encode(request, { model: "deepseek-chat", maxTokensField: "max_tokens", provider: "deepseek" }))
+      .toStrictEqual({
+        model: "deepseek-chat",
+        messages: [
+          { role: "system", content: "Answer in one sentence." },
+          { role: "user", content: "Weather and time in Paris?" },
+          {
+            role: "assistant",
+            content: "Checking.",
+            tool_calls: [
+              { id: "call_1", type: "function", function: { name: "get_weather", arguments: "{\"city\":\"Paris\"}" } },
+              { id: "call_2", type: "function", function: { name: "get_time", arguments: "{\"zone\":\"CET\"}" } }
+            ],
+            reasoning_content: "Two facts: the weather, then the time."
+          },
+          // Chat Completions has no error flag: the error is the result's text.
+          { role: "tool", tool_call_id: "call_1", content: "{\"temperatureC\":18}" },
+          { role: "tool", tool_call_id: "call_2", content: timeError }
+        ],
+        tools: [
+          {
+            type: "function",
+            function: {
+              name: "get_weather",
+              description: "Current weather in a city",
+              parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] }
+            }
+          },
+          {
+            type: "function",
+            function: {
+              name: "get_time",
+              description: "Current time in a time zone",
+              parameters: { type: "object", properties: { zone: { type: "string" } }, required: ["zone"] }
+            }
+          }
+        ],
+        ...streaming
+      })
+  })
+
+  it("structured output: the native mechanism", () => {
+    const schema = {
+      type: "object",
+      properties: { city: { type: "string" } },
+      required: ["city"],
+      additionalProperties: false
+    }
+    expect(encode({
+      messages: [ChatRequest.user("Capital of France?")],
+      responseFormat: { type: "json_schema", name: "answer", schema, strict: true }
+    }, { model: "gpt-4.1-mini" })).toStrictEqual({
+      model: "gpt-4.1-mini",
+      messages: [{ role: "user", content: "Capital of France?" }],
+      response_format: { type: "json_schema", json_schema: { name: "answer", schema, strict: true } },
+      ...streaming
     })
   })
 })

@@ -1,8 +1,9 @@
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
+import { readFileSync } from "node:fs"
 import { describe, expect, it } from "vitest"
 import { decodeAll } from "../../../src/internal/ChunkDecoder.js"
-import type * as Sse from "../../../src/internal/framing/Sse.js"
+import * as Sse from "../../../src/internal/framing/Sse.js"
 import * as Decode from "../../../src/providers/openai-responses/decode.js"
 import * as Response from "../../../src/Response.js"
 import * as StreamChunk from "../../../src/StreamChunk.js"
@@ -545,5 +546,90 @@ describe("OpenAiResponses decoder: hostile input", () => {
       usage: { inputTokens: 0, outputTokens: 3, totalTokens: 3 }
     })
     for (const chunk of chunks) expect(() => JSON.stringify(chunk)).not.toThrow()
+  })
+})
+
+describe("OpenAiResponses decoder: custom (freeform) tool calls", () => {
+  const patch = "*** Begin Patch\n*** Update File: hello.py\n-print(\"hi\")\n+print(\"hello\")\n*** End Patch"
+  const customCall = (index: number, id: string, name: string, input: string) => ({
+    type: "tool-call",
+    toolCall: { index, id, name, arguments: input, rawArguments: input, kind: "custom" }
+  })
+
+  it("custom-tool-call.sse: input deltas keyed by call_id, one finished call of raw text, finish tool_calls", () => {
+    const body = readFileSync(new URL("../../fixtures/openai-responses/custom-tool-call.sse", import.meta.url), "utf8")
+    const framer = new Sse.Framer()
+    const events = [...framer.push(new TextEncoder().encode(body)), ...framer.end()]
+    expect(decode(events)).toStrictEqual([
+      { type: "metadata", provider: "openai", model: "gpt-5-demo", responseId: "resp_demo_ct" },
+      thinking("**Patching the greeting**", "**Patching the greeting**"),
+      { type: "reasoning", text: "**Patching the greeting**", signature: "rs_demo_ct", redacted: "enc_ct_final" },
+      text("Applying the patch."),
+      {
+        type: "tool-call-delta",
+        index: 0,
+        argumentsDelta: "*** Begin Patch\n*** Update File: hel",
+        id: "call_demo_patch",
+        name: "apply_patch"
+      },
+      { type: "tool-call-delta", index: 0, argumentsDelta: "lo.py\n-print(\"hi\")\n+print(\"hel" },
+      { type: "tool-call-delta", index: 0, argumentsDelta: "lo\")\n*** End Patch" },
+      customCall(0, "call_demo_patch", "apply_patch", patch),
+      {
+        type: "usage",
+        usage: {
+          inputTokens: 212,
+          outputTokens: 96,
+          totalTokens: 308,
+          cacheReadTokens: 0,
+          reasoningTokens: 48,
+          raw: {
+            input_tokens: 212,
+            input_tokens_details: { cached_tokens: 0 },
+            output_tokens: 96,
+            output_tokens_details: { reasoning_tokens: 48 },
+            total_tokens: 308
+          }
+        }
+      },
+      finish("tool_calls")
+    ])
+  })
+
+  it("input that reads as JSON stays text; input only on .done or on the finished item is one fragment", () => {
+    const item = (output_index: number, input: string) => ({
+      id: `ctc_${output_index}`,
+      type: "custom_tool_call",
+      status: "in_progress",
+      call_id: `call_${output_index}`,
+      name: "run",
+      input
+    })
+    const chunks = decode([
+      created,
+      added(0, item(0, "")),
+      ev({ type: "response.custom_tool_call_input.done", item_id: "ctc_0", output_index: 0, input: "{\"a\":1}" }),
+      added(1, item(1, "")),
+      itemDone(1, { ...item(1, "ls -la"), status: "completed" }),
+      added(2, item(2, "")),
+      completed
+    ])
+    expect(chunks).toStrictEqual([
+      META,
+      { type: "tool-call-delta", index: 0, argumentsDelta: "{\"a\":1}", id: "call_0", name: "run" },
+      customCall(0, "call_0", "run", "{\"a\":1}"),
+      { type: "tool-call-delta", index: 1, argumentsDelta: "ls -la", id: "call_1", name: "run" },
+      customCall(1, "call_1", "run", "ls -la"),
+      // A call the stream never finished, with no input: finished at the end, its input "".
+      customCall(2, "call_2", "run", ""),
+      USAGE,
+      finish("tool_calls")
+    ])
+    // Reassembly keeps the finished call, raw string and kind included.
+    expect(Response.fromChunks(chunks).toolCalls.map((c) => [c.arguments, c.kind])).toStrictEqual([
+      ["{\"a\":1}", "custom"],
+      ["ls -la", "custom"],
+      ["", "custom"]
+    ])
   })
 })

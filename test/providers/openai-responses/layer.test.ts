@@ -1,17 +1,20 @@
+import { FetchHttpClient } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
+import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
 import { readFileSync } from "node:fs"
-import type * as ChatRequest from "../../../src/ChatRequest.js"
+import * as ChatRequest from "../../../src/ChatRequest.js"
 import * as LanguageModel from "../../../src/LanguageModel.js"
 import * as OpenAiResponses from "../../../src/providers/openai-responses/index.js"
 import * as Response from "../../../src/Response.js"
 import * as StreamChunk from "../../../src/StreamChunk.js"
 import * as Replay from "../../../src/testing/Replay.js"
+import * as ReplayServer from "../../../src/testing/ReplayServer.js"
 import { settle } from "../../support/clock.js"
 
 const ownDir = new URL("../../fixtures/openai-responses/", import.meta.url)
@@ -252,4 +255,75 @@ describe("OpenAiResponses presets and configuration", () => {
       Effect.provide(Replay.layer([{ body: own("text.sse") }, { body: own("text.sse") }])),
       Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["XAI_API_KEY", "xai-key"]])))
     ))
+})
+
+describe("OpenAiResponses custom (freeform) tool calls over real sockets (loopback replay server)", () => {
+  it.live("the call streams with its call_id on every fragment, and goes back as custom_tool_call items", () =>
+    Effect.gen(function*() {
+      const body = own("custom-tool-call.sse")
+      const reads: Array<string> = []
+      for (let i = 0; i < body.length; i += 113) reads.push(body.slice(i, i + 113))
+      const server = yield* ReplayServer.make({
+        "/v1/responses": (_body, n) => ({ reads: n === 0 ? reads : [own("text.sse")] })
+      })
+      const layer = OpenAiResponses.layer({ model: "gpt-5-mini", apiKey: key, baseUrl: `${server.url}/v1` })
+      const question: ChatRequest.Message = { role: "user", content: "Say hello, not hi." }
+      const chunks = [
+        ...yield* LanguageModel.stream({ messages: [question] }).pipe(Stream.runCollect, Effect.provide(layer))
+      ]
+      const patch = "*** Begin Patch\n*** Update File: hello.py\n-print(\"hi\")\n+print(\"hello\")\n*** End Patch"
+      expect(chunks.filter((c) => c.type === "tool-call-delta")).toStrictEqual([
+        {
+          type: "tool-call-delta",
+          index: 0,
+          argumentsDelta: "*** Begin Patch\n*** Update File: hel",
+          id: "call_demo_patch",
+          name: "apply_patch"
+        },
+        {
+          type: "tool-call-delta",
+          index: 0,
+          argumentsDelta: "lo.py\n-print(\"hi\")\n+print(\"hel",
+          id: "call_demo_patch"
+        },
+        { type: "tool-call-delta", index: 0, argumentsDelta: "lo\")\n*** End Patch", id: "call_demo_patch" }
+      ])
+      const first = Response.fromChunks(chunks)
+      expect(first.toolCalls).toStrictEqual([{
+        index: 0,
+        id: "call_demo_patch",
+        name: "apply_patch",
+        arguments: patch,
+        rawArguments: patch,
+        kind: "custom"
+      }])
+      expect([first.text, first.finishReason, first.rawFinishReason]).toStrictEqual([
+        "Applying the patch.",
+        "tool_calls",
+        "completed"
+      ])
+
+      yield* LanguageModel.chat({
+        messages: [question, first.message, ChatRequest.toolResult("call_demo_patch", "Done!", { name: "apply_patch" })]
+      }).pipe(Effect.provide(layer))
+      expect(server.requests.map((r) => r.path)).toStrictEqual(["/v1/responses", "/v1/responses"])
+      expect(JSON.parse(server.requests[1]!.body)).toStrictEqual({
+        model: "gpt-5-mini",
+        input: [
+          { role: "user", content: "Say hello, not hi." },
+          {
+            type: "reasoning",
+            id: "rs_demo_ct",
+            summary: [{ type: "summary_text", text: "**Patching the greeting**" }],
+            encrypted_content: "enc_ct_final"
+          },
+          { role: "assistant", content: "Applying the patch." },
+          { type: "custom_tool_call", call_id: "call_demo_patch", name: "apply_patch", input: patch },
+          { type: "custom_tool_call_output", call_id: "call_demo_patch", output: "Done!" }
+        ],
+        store: false,
+        include: ["reasoning.encrypted_content"],
+        stream: true
+      })
+    }).pipe(Effect.scoped, Effect.provide(FetchHttpClient.layer)))
 })

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest"
 import type * as ChatRequest from "../../../src/ChatRequest.js"
 import * as Request from "../../../src/providers/openai-responses/request.js"
+import { foreignReasoning, step2, timeError } from "../agentStep.js"
 
 const encode = (request: ChatRequest.ChatRequest, options: Partial<Request.EncodeOptions> = {}) =>
   Request.encode(request, { model: "gpt-4.1-mini", ...options })
@@ -186,6 +187,109 @@ describe("OpenAiResponses request body", () => {
       { type: "function_call", call_id: "call_t", name: "time", arguments: "{}" },
       { type: "function_call_output", call_id: "call_w", output: "18°C" },
       { type: "function_call_output", call_id: "call_t", output: "12:00" }
+    ])
+  })
+
+  it("an agent step-2 request", () => {
+    const request = step2([
+      { text: "**Plan**\n\nCall both tools.", signature: "rs_1", redacted: "enc_1", provider: "openai" },
+      foreignReasoning
+    ])
+    expect(encode(request, { model: "gpt-5-mini" })).toStrictEqual({
+      model: "gpt-5-mini",
+      instructions: "Answer in one sentence.",
+      input: [
+        { role: "user", content: "Weather and time in Paris?" },
+        {
+          type: "reasoning",
+          id: "rs_1",
+          summary: [{ type: "summary_text", text: "**Plan**\n\nCall both tools." }],
+          encrypted_content: "enc_1"
+        },
+        { role: "assistant", content: "Checking." },
+        { type: "function_call", call_id: "call_1", name: "get_weather", arguments: "{\"city\":\"Paris\"}" },
+        { type: "function_call", call_id: "call_2", name: "get_time", arguments: "{\"zone\":\"CET\"}" },
+        // The Responses API has no error flag: the error is the output's text.
+        { type: "function_call_output", call_id: "call_1", output: "{\"temperatureC\":18}" },
+        { type: "function_call_output", call_id: "call_2", output: timeError }
+      ],
+      tools: [
+        {
+          type: "function",
+          name: "get_weather",
+          description: "Current weather in a city",
+          parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+          strict: false
+        },
+        {
+          type: "function",
+          name: "get_time",
+          description: "Current time in a time zone",
+          parameters: { type: "object", properties: { zone: { type: "string" } }, required: ["zone"] },
+          strict: false
+        }
+      ],
+      store: false,
+      include: ["reasoning.encrypted_content"],
+      stream: true
+    })
+  })
+
+  it("structured output: the native mechanism", () => {
+    const schema = {
+      type: "object",
+      properties: { city: { type: "string" } },
+      required: ["city"],
+      additionalProperties: false
+    }
+    expect(encode({
+      messages: [{ role: "user", content: "Capital of France?" }],
+      responseFormat: { type: "json_schema", name: "answer", schema, strict: true }
+    })).toStrictEqual({
+      model: "gpt-4.1-mini",
+      input: [{ role: "user", content: "Capital of France?" }],
+      text: { format: { type: "json_schema", name: "answer", schema, strict: true } },
+      store: false,
+      stream: true
+    })
+    expect(encode({ messages: [], responseFormat: { type: "json" } }).text).toStrictEqual({
+      format: { type: "json_object" }
+    })
+  })
+
+  it("a custom (freeform) tool call goes back as custom_tool_call with its raw input, its result as custom_tool_call_output", () => {
+    const patch = "*** Begin Patch\n*** End Patch"
+    expect(
+      encode({
+        messages: [
+          { role: "user", content: "Patch it, and check the weather." },
+          {
+            role: "assistant",
+            content: "",
+            toolCalls: [
+              { index: 0, id: "call_p", name: "apply_patch", arguments: patch, rawArguments: patch, kind: "custom" },
+              {
+                index: 1,
+                id: "call_w",
+                name: "get_weather",
+                arguments: { city: "Paris" },
+                rawArguments: "{\"city\":\"Paris\"}"
+              }
+            ]
+          },
+          { role: "tool", toolCallId: "call_w", content: "18°C" },
+          { role: "tool", toolCallId: "call_p", content: "Applied." },
+          // An id no earlier call of this request has: a function call's output, as before.
+          { role: "tool", toolCallId: "call_unknown", content: "?" }
+        ]
+      }).input
+    ).toStrictEqual([
+      { role: "user", content: "Patch it, and check the weather." },
+      { type: "custom_tool_call", call_id: "call_p", name: "apply_patch", input: patch },
+      { type: "function_call", call_id: "call_w", name: "get_weather", arguments: "{\"city\":\"Paris\"}" },
+      { type: "function_call_output", call_id: "call_w", output: "18°C" },
+      { type: "custom_tool_call_output", call_id: "call_p", output: "Applied." },
+      { type: "function_call_output", call_id: "call_unknown", output: "?" }
     ])
   })
 })
