@@ -204,33 +204,21 @@ class Loop<R> {
       this.record(response, [])
       return Stream.make(stepFinish, finish)
     }
-    const results: Array<StreamChunk.Of<"tool-result">> = []
-    let clientCalled = false
-    const runOne = (call: ToolCall.ToolCall): Effect.Effect<Option.Option<StreamChunk.Of<"tool-result">>, never, R> =>
-      Effect.map(this.call(k, call, active), (outcome) => {
-        if (outcome === "client") {
-          clientCalled = true
-          return Option.none()
-        }
-        results.push(outcome)
-        return Option.some(outcome)
-      })
-    const ran = Stream.fromIterable(calls).pipe(
-      Stream.mapEffect(runOne, { concurrency: this.concurrency }),
-      Stream.filterMap((o) => o)
-    )
-    return Stream.concat(
-      ran,
-      Stream.suspend(() => {
-        // The results in call order (they ran concurrently), as the step's own.
-        const order = new Map(calls.map((c, i) => [c.id, i]))
-        results.sort((a, b) => (order.get(a.toolCallId) ?? 0) - (order.get(b.toolCallId) ?? 0))
+    // One call runs in this fiber; several run in fibers of their own, up to `concurrency` at once.
+    const concurrency = calls.length === 1 ? undefined : this.concurrency
+    return Stream.unwrap(Effect.map(
+      Effect.forEach(calls, (call) => this.call(k, call, active), { concurrency }),
+      (outcomes) => {
+        // In call order, whatever order they finished in.
+        const results = outcomes.filter((o): o is StreamChunk.Of<"tool-result"> => o !== "client")
         const finished = this.record(response, results)
-        const stop = clientCalled || k >= this.maxSteps ||
+        const stop = results.length < outcomes.length || k >= this.maxSteps ||
           this.stopWhen.some((condition) => condition({ step: k, response: finished, steps: [...this.steps] }))
-        return stop ? Stream.make(stepFinish, finish) : Stream.concat(Stream.make(stepFinish), this.step(k + 1))
-      })
-    )
+        const out: Array<StreamChunk.StreamChunk> = [...results, stepFinish]
+        if (stop) out.push(finish)
+        return stop ? Stream.fromIterable(out) : Stream.concat(Stream.fromIterable(out), this.step(k + 1))
+      }
+    ))
   }
 
   /** Keeps a finished step and extends the conversation with its messages. */
