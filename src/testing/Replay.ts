@@ -6,6 +6,11 @@
  * Replies are checked before anything is played: a malformed reply fails the layer with a
  * {@link ReplayError} that says which reply and what is wrong with it.
  *
+ * One layer answers the several requests of an agent's run: a list of replies in order,
+ * {@link sequence} (in order, refusing extra requests) or {@link route} (chosen by the request), and
+ * {@link requests} shows what each request sent. `Replay.cassette` records a real provider's
+ * exchanges to a file and replays them (see `Cassette.ts`).
+ *
  * @example
  * ```ts
  * import { Effect, Redacted } from "effect"
@@ -33,6 +38,22 @@ import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as Fixture from "./Fixture.js"
+
+/**
+ * Cassettes, defined in `Cassette.ts` and read here as `Replay.cassette`: a provider layer's HTTP
+ * exchanges recorded to a file once, and replayed from it afterwards.
+ *
+ * @since 0.1.0
+ */
+export {
+  cassette,
+  CassetteError,
+  CassetteExchange,
+  CassetteFile,
+  CassetteRequest,
+  CassetteResponse
+} from "./Cassette.js"
+export type { CassetteMode, CassetteOptions } from "./Cassette.js"
 
 /**
  * One scripted HTTP answer.
@@ -78,7 +99,8 @@ export interface Received {
 }
 
 /**
- * How replies are chosen: one for every request, a list played in order (the last repeats), or a function.
+ * How replies are chosen: one for every request, a list played in order (the last repeats), or a
+ * function of the request and its 0-based number ({@link sequence} and {@link route} build common ones).
  *
  * @since 0.1.0
  * @category models
@@ -271,15 +293,74 @@ const pick = (replies: Replies, request: Received, n: number): Either.Either<Rep
 }
 
 /**
- * What a request gets when its reply cannot be played: an HTTP 400 whose JSON body carries the
- * message where providers read error messages, never retried (`x-should-retry: false`), so the
- * stream ends at once in an `invalid_request` error naming the reply.
+ * A reply that refuses a request: an HTTP 400 whose JSON body carries `message` where providers read
+ * error messages, never retried (`x-should-retry: false`), so the stream ends at once in an
+ * `invalid_request` error chunk with that message. For reply functions that meet a request they
+ * cannot answer.
+ *
+ * @since 0.1.0
+ * @category constructors
  */
-const refusal = (message: string): Reply => ({
+export const refusal = (message: string): Reply => ({
   status: 400,
-  headers: { "content-type": "application/json", "x-should-retry": "false", "x-replay-error": "malformed-reply" },
+  headers: { "content-type": "application/json", "x-should-retry": "false", "x-replay-error": "refused" },
   body: JSON.stringify({ error: { type: "invalid_request_error", message }, message })
 })
+
+/**
+ * Replies played strictly in order, one per request: request n gets `replies[n]`, and a request past
+ * the last is refused ({@link refusal}) with "Replay: request 3 came, but the sequence has 2 replies",
+ * where a plain list would repeat its last reply (and could keep an agent loop calling tools).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const sequence = (replies: ReadonlyArray<Reply>): (request: Received, n: number) => Reply => (_, n) =>
+  n < replies.length
+    ? replies[n]!
+    : refusal(
+      `Replay: request ${n + 1} came, but the sequence has ${replies.length} repl${replies.length === 1 ? "y" : "ies"}`
+    )
+
+/**
+ * One route of {@link route}: a test on the request (and its 0-based number), and what it gets.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Route {
+  readonly when: (request: Received, n: number) => boolean
+  readonly reply: Reply | ((request: Received, n: number) => Reply)
+}
+
+/**
+ * Replies chosen by the request: the first route whose `when` holds answers; a request no route
+ * takes is refused ({@link refusal}) with its number, method and path.
+ *
+ * ```ts
+ * Replay.layer(Replay.route(
+ *   { when: (r) => JSON.stringify(r.body).includes("\"role\":\"tool\""), reply: answer },
+ *   { when: () => true, reply: toolCall }
+ * ))
+ * ```
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const route = (...routes: ReadonlyArray<Route>): (request: Received, n: number) => Reply => (request, n) => {
+  for (const r of routes) {
+    if (r.when(request, n)) return typeof r.reply === "function" ? r.reply(request, n) : r.reply
+  }
+  return refusal(`Replay: no route takes request ${n + 1} (${request.method} ${pathOf(request.url)})`)
+}
+
+const pathOf = (url: string): string => {
+  try {
+    return new URL(url).pathname
+  } catch {
+    return url
+  }
+}
 
 const bodyStream = (reply: Reply): Stream.Stream<Uint8Array, Error> => {
   const reads = readsOf(reply)

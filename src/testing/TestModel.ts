@@ -130,6 +130,69 @@ export const die = (defect: unknown): Die => ({ _tag: "Die", defect })
 export const stall: Stall = { _tag: "Stall" }
 
 /**
+ * A `tool-call` chunk for a script: `rawArguments` is `arguments` as JSON; `index` defaults to 0 and
+ * `id` to `call_<index>`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const toolCall = (
+  name: string,
+  args: unknown,
+  options?: { readonly id?: string; readonly index?: number }
+): StreamChunk.Of<"tool-call"> => {
+  const index = options?.index ?? 0
+  return {
+    type: "tool-call",
+    toolCall: { index, id: options?.id ?? `call_${index}`, name, arguments: args, rawArguments: JSON.stringify(args) }
+  }
+}
+
+/**
+ * One step of a multi-step conversation for {@link steps}: a script, or a function of the request
+ * that builds one (to answer from the tool results in `request.messages`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type StepScript = Script | ((request: ChatRequest.ChatRequest) => Script)
+
+/**
+ * Scripts a multi-step conversation (an agent loop's requests): request n is answered by
+ * `scripts[n]`; a request past the last script ends in an `invalid_request` error chunk saying so,
+ * where a plain list of `responses` would repeat its last script.
+ *
+ * ```ts
+ * TestModel.layer({
+ *   responses: TestModel.steps([
+ *     [TestModel.toolCall("weather", { city: "Paris" }), StreamChunk.finish("tool_calls")],
+ *     (request) => [StreamChunk.textDelta(`Got ${request.messages.length} messages`), StreamChunk.finish("stop")]
+ *   ])
+ * })
+ * ```
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const steps = (
+  scripts: ReadonlyArray<StepScript>
+): (request: ChatRequest.ChatRequest, n: number) => Script =>
+(request, n) => {
+  const step = scripts[n]
+  if (step === undefined) {
+    return [
+      fail({
+        code: "invalid_request",
+        message: `TestModel.steps: request ${n + 1} came, but the conversation was scripted for ${scripts.length} ` +
+          `request${scripts.length === 1 ? "" : "s"}`,
+        retryable: false
+      })
+    ]
+  }
+  return typeof step === "function" ? step(request) : step
+}
+
+/**
  * Options of a test model.
  *
  * @since 0.1.0
@@ -140,7 +203,8 @@ export interface Options {
   readonly model?: string
   /**
    * What the model answers: one script for every request, a list of scripts played for successive
-   * requests (the last one repeats), or a function of the request and its 0-based number.
+   * requests (the last one repeats), or a function of the request and its 0-based number ({@link steps}
+   * builds one for an agent's requests that fails past the last).
    */
   readonly responses: Script | ReadonlyArray<Script> | ((request: ChatRequest.ChatRequest, n: number) => Script)
   /** A pause before every chunk. */
