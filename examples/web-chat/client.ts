@@ -1,7 +1,9 @@
 // The page's script, bundled for the browser by server.ts (esbuild, at startup). It posts the prompt
 // to /chat and reads the answer back with Relay.fetch: the same typed chunks the server streamed,
 // ending in exactly one finish or error chunk. Each chunk is rendered as it arrives into plain DOM
-// elements (stable ids and data-testid attributes, which the end-to-end test reads).
+// elements (stable ids and data-testid attributes, which the end-to-end test reads). Model output only
+// ever becomes text nodes (append, textContent), never HTML. An agent loop's chunks
+// (LanguageModel.streamWithTools) render too: each tool result on its call's line, a line per step.
 import { Effect, Fiber, Stream } from "effect"
 import { Relay } from "effect-llm-stream"
 import type { StreamChunk, Usage } from "effect-llm-stream"
@@ -31,6 +33,7 @@ interface Turn {
   readonly reasoning: HTMLElement
   readonly answer: HTMLElement
   readonly toolCalls: HTMLElement
+  readonly steps: HTMLElement
   readonly usage: HTMLElement
   readonly finish: HTMLElement
   readonly error: HTMLElement
@@ -50,20 +53,24 @@ const newTurn = (prompt: string): Turn => {
     reasoning: element("div", "reasoning"),
     answer: element("div", "answer"),
     toolCalls: element("ul", "tool-calls"),
+    steps: element("ol", "steps"),
     usage: element("span", "usage"),
     finish: element("span", "finish"),
     error: element("p", "error")
   }
   const footer = element("p", "footer")
   footer.append(turn.usage, " ", turn.finish)
-  section.append(question, turn.reasoning, turn.answer, turn.toolCalls, footer, turn.error)
+  section.append(question, turn.reasoning, turn.answer, turn.toolCalls, turn.steps, footer, turn.error)
   turns.append(section)
   return turn
 }
 
-/** The line of a tool call, created by its first fragment (the id is on every fragment). */
+/**
+ * The line of a tool call, created by its first fragment (the id is on every fragment). Lines of
+ * finished steps carry `data-step` and are never reused, so a later step may repeat an id.
+ */
 const toolCallLine = (turn: Turn, id: string, name: string | undefined) => {
-  const existing = turn.toolCalls.querySelector<HTMLElement>(`li[data-call-id="${CSS.escape(id)}"]`)
+  const existing = turn.toolCalls.querySelector<HTMLElement>(`li[data-call-id="${CSS.escape(id)}"]:not([data-step])`)
   if (existing !== null) return existing
   const li = element("li", "tool-call")
   li.dataset.callId = id
@@ -88,6 +95,17 @@ const usageLine = (u: Usage.Usage): string =>
     `total ${u.totalTokens}`
   ].join(" · ")
 
+/** A tool result as text: a string as it is, anything else as compact JSON. */
+const resultText = (result: unknown): string => typeof result === "string" ? result : JSON.stringify(result) ?? "null"
+
+/** Starts a new paragraph in a text area that already holds a finished step's text. */
+const breakAfterStep = (el: HTMLElement): void => {
+  if (el.dataset.stepEnded === "true") {
+    el.dataset.stepEnded = "false"
+    if (el.textContent !== "") el.append("\n\n")
+  }
+}
+
 const render = (turn: Turn, chunk: StreamChunk.StreamChunk): void => {
   switch (chunk.type) {
     case "metadata":
@@ -95,9 +113,11 @@ const render = (turn: Turn, chunk: StreamChunk.StreamChunk): void => {
       if (chunk.model !== undefined) turn.section.dataset.model = chunk.model
       return
     case "reasoning-delta":
+      breakAfterStep(turn.reasoning)
       turn.reasoning.append(chunk.delta)
       return
     case "text-delta":
+      breakAfterStep(turn.answer)
       turn.answer.append(chunk.delta)
       return
     case "tool-call-delta": {
@@ -121,7 +141,36 @@ const render = (turn: Turn, chunk: StreamChunk.StreamChunk): void => {
       li.dataset.complete = "true"
       return
     }
+    case "tool-result": {
+      // On its call's line: `get_weather({"city":"Paris"}) → {"temperature":18}`, errors marked.
+      const li = toolCallLine(turn, chunk.toolCallId, chunk.name)
+      const result = document.createElement("code")
+      result.className = "tool-result"
+      result.dataset.testid = "tool-result"
+      result.dataset.error = String(chunk.isError)
+      result.textContent = `${chunk.isError ? "error: " : ""}${resultText(chunk.result)}`
+      li.append(" → ", result)
+      return
+    }
+    case "step-finish": {
+      const li = element("li", "step")
+      li.dataset.step = String(chunk.step)
+      li.textContent = [
+        `step ${chunk.step}`,
+        chunk.finishReason,
+        ...(chunk.usage !== undefined ? [usageLine(chunk.usage)] : [])
+      ].join(" · ")
+      turn.steps.append(li)
+      // This step's calls are done: a later step's call with the same id gets a line of its own.
+      turn.toolCalls.querySelectorAll<HTMLElement>("li:not([data-step])").forEach((call) => {
+        call.dataset.step = String(chunk.step)
+      })
+      turn.answer.dataset.stepEnded = "true"
+      turn.reasoning.dataset.stepEnded = "true"
+      return
+    }
     case "usage":
+      // The running total: in an agent loop, the sum over the steps so far.
       turn.usage.textContent = usageLine(chunk.usage)
       return
     case "finish":

@@ -1,7 +1,10 @@
 /**
  * The `chat` command: one prompt to the model a `provider:model` string names (`Registry`), shown
  * as it streams (`render.ts`). When the provider's key is not set, or with `--replay`, the real
- * provider layer runs against our recorded answer over a loopback replay server (`replay.ts`).
+ * provider layer runs our recorded conversation over a loopback replay server (`replay.ts`): the
+ * agent loop (`LanguageModel.streamWithTools`) with the demo's canned `get_weather` tool
+ * (`weather.ts`), so the model's tool call, the tool's result and the answer after it all show. A
+ * live run is a plain chat, with no tools.
  *
  * @since 0.1.0
  */
@@ -13,10 +16,13 @@ import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Redacted from "effect/Redacted"
+import type * as Stream from "effect/Stream"
 import * as LanguageModel from "../LanguageModel.js"
 import * as Registry from "../Registry.js"
+import type * as StreamChunk from "../StreamChunk.js"
 import * as Render from "./render.js"
 import * as Replay from "./replay.js"
+import * as Weather from "./weather.js"
 
 /**
  * The model used when neither `--model` nor `EFFECT_LLM_MODEL` names one.
@@ -45,11 +51,20 @@ const replayPaceMs = 15
 /** The key the replayed provider gets (the replay server ignores it; a real key never goes there). */
 const replayKey = Redacted.make("replay-key")
 
-/** Renders the stream of the model in the context, as text or JSON lines. */
+/** Renders a stream as text or JSON lines. */
+const render = <R>(
+  input: Input,
+  output: Render.Output,
+  stream: Stream.Stream<StreamChunk.StreamChunk, never, R>
+): Effect.Effect<number, never, R> => input.json ? Render.json(stream, output) : Render.text(stream, output)
+
+/** A live answer: the prompt alone, no tools. */
 const show = (input: Input, output: Render.Output): Effect.Effect<number, never, LanguageModel.LanguageModel> =>
-  input.json
-    ? Render.json(LanguageModel.stream(input.prompt), output)
-    : Render.text(LanguageModel.stream(input.prompt), output)
+  render(input, output, LanguageModel.stream(input.prompt))
+
+/** A replayed conversation: the prompt with the demo's weather tool, through the agent loop. */
+const showLoop = (input: Input, output: Render.Output): Effect.Effect<number, never, LanguageModel.LanguageModel> =>
+  render(input, output, LanguageModel.streamWithTools(input.prompt, Weather.toolkit))
 
 /** A bad argument: its message on stderr, exit code 2. */
 const badArguments = (output: Render.Output, message: string): Effect.Effect<number> =>
@@ -58,7 +73,10 @@ const badArguments = (output: Render.Output, message: string): Effect.Effect<num
     return Render.ExitCode.badArguments
   })
 
-/** Plays our recorded answer for `provider` through the real provider layer over loopback. */
+/**
+ * Plays our recorded conversation for `provider` through the real provider layer over loopback: the
+ * tool-call turn, the canned weather tool's result, the answer.
+ */
 const replay = (
   input: Input,
   output: Render.Output,
@@ -69,9 +87,9 @@ const replay = (
   Effect.scoped(Effect.gen(function*() {
     const server = yield* Replay.server(replayPaceMs)
     output.err(
-      `${why}: replaying our recorded answer (${provider}:${family.model} over loopback; your prompt is not sent anywhere)\n`
+      `${why}: replaying our recorded conversation with the demo get_weather tool (${provider}:${family.model} over loopback; your prompt is not sent anywhere)\n`
     )
-    return yield* show(input, output).pipe(
+    return yield* showLoop(input, output).pipe(
       Effect.provide(
         Registry.layer(`${provider}:${family.model}`, { apiKey: replayKey, baseUrl: family.baseUrl(server.url) })
       ),
@@ -134,7 +152,7 @@ export const command = (output: Render.Output, onExit: (code: number) => void) =
       json: Options.boolean("json").pipe(Options.withDescription("Print each chunk as one JSON line, nothing else")),
       replay: Options.boolean("replay").pipe(
         Options.withDescription(
-          "Play our recorded answer through the real provider layer over loopback (no key needed)"
+          "Play our recorded conversation (a get_weather call, the demo tool's canned result, the answer) through the real provider layer over loopback (no key needed)"
         )
       )
     },

@@ -1,9 +1,11 @@
 /**
  * How `effect-llm-stream chat` shows a chunk stream. On an interactive terminal: a spinner until the
- * first chunk, reasoning dimmed, the answer as it streams, tool calls as they complete, and a footer
- * (finish, usage, cost, time to first token, tokens per second). Elsewhere (pipes, files, tests): the
- * same without the spinner and without ANSI codes. In JSON mode: one `StreamChunk.encodeJson` line
- * per chunk and nothing else on stdout.
+ * first chunk, reasoning dimmed, the answer as it streams, tool calls as they complete, an agent
+ * loop's tool results and step lines, and a footer (finish, usage, cost, time to first token, tokens
+ * per second). Elsewhere (pipes, files, tests): the same without the spinner and without ANSI codes.
+ * Whatever came from the model or the provider is shown through {@link printable}, so a stream cannot
+ * drive the terminal. In JSON mode: one `StreamChunk.encodeJson` line per chunk and nothing else on
+ * stdout.
  *
  * @since 0.1.0
  */
@@ -37,6 +39,89 @@ export interface Output {
  */
 export const ExitCode = { finished: 0, streamError: 1, badArguments: 2, interrupted: 130 } as const
 
+/** `1234` → `"1,234"`: token counts read at a glance. */
+const count = (n: number | undefined): string => (n ?? 0).toLocaleString("en-US")
+
+/**
+ * Whether a UTF-16 code unit is a terminal control: C0 but tab and line feed, DEL and C1. Dropping
+ * the control itself (ESC, CSI, BEL, CR …) is enough, wherever a stream's pieces are cut: what is
+ * left of an escape sequence is plain printable text.
+ */
+const isControl = (c: number): boolean => (c < 0x20 && c !== 0x09 && c !== 0x0a) || (c >= 0x7f && c <= 0x9f)
+
+/**
+ * Text from the model or the provider, safe to write to a terminal: every control character but tab
+ * and line feed is dropped (no escape sequence, carriage return or bell reaches the terminal).
+ *
+ * @since 0.1.0
+ * @category rendering
+ */
+export const printable = (text: string): string => {
+  let i = 0
+  while (i < text.length && !isControl(text.charCodeAt(i))) i++
+  if (i === text.length) return text
+  let out = text.slice(0, i)
+  for (; i < text.length; i++) {
+    if (!isControl(text.charCodeAt(i))) out += text[i]
+  }
+  return out
+}
+
+/** {@link printable}, on one line: tabs and line feeds become spaces. */
+const oneLine = (text: string): string => printable(text).replace(/[\t\n]/g, " ")
+
+const isHighSurrogate = (c: number): boolean => c >= 0xd800 && c <= 0xdbff
+const isLowSurrogate = (c: number): boolean => c >= 0xdc00 && c <= 0xdfff
+
+/**
+ * The most characters of a tool result a line shows; the rest is counted (`--json` has it all).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const maxResultLength = 500
+
+/**
+ * A tool result on one line: a string as it is, anything else as JSON, cut at
+ * {@link maxResultLength} UTF-16 code units (never inside a surrogate pair), the rest counted in
+ * characters.
+ *
+ * @since 0.1.0
+ * @category rendering
+ */
+export const resultText = (result: unknown): string => {
+  const text = oneLine(typeof result === "string" ? result : JSON.stringify(result) ?? "null")
+  if (text.length <= maxResultLength) return text
+  // Never half of a surrogate pair.
+  const cut = isHighSurrogate(text.charCodeAt(maxResultLength - 1)) ? maxResultLength - 1 : maxResultLength
+  let more = 0
+  for (let i = cut; i < text.length; i++) if (!isLowSurrogate(text.charCodeAt(i))) more++
+  return `${text.slice(0, cut)}… (${count(more)} more characters)`
+}
+
+/**
+ * A `tool-result` chunk as a line's text: `get_weather → {"city":"Paris",…}`, or
+ * `get_weather → error: …` for an error result.
+ *
+ * @since 0.1.0
+ * @category rendering
+ */
+export const toolResult = (chunk: StreamChunk.Of<"tool-result">): string =>
+  `${oneLine(chunk.name)} → ${chunk.isError ? "error: " : ""}${resultText(chunk.result)}`
+
+/**
+ * A `step-finish` chunk as a line's text: `step 1 · tool_calls · in 1,470 out 61` (the step's own
+ * usage; `usage unknown` without it).
+ *
+ * @since 0.1.0
+ * @category rendering
+ */
+export const step = (chunk: StreamChunk.Of<"step-finish">): string => {
+  const u = chunk.usage
+  const usage = u === undefined ? "usage unknown" : `in ${count(u.inputTokens)} out ${count(u.outputTokens)}`
+  return `step ${chunk.step} · ${chunk.finishReason} · ${usage}`
+}
+
 /** The spinner's frames, one every 80 ms on the Effect clock. */
 const frames = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"]
 
@@ -56,7 +141,7 @@ export const json = <R>(
       output.out(`${StreamChunk.encodeJson(chunk)}\n`)
       if (chunk.type === "error") {
         code = ExitCode.streamError
-        output.err(`error: ${chunk.error.code}: ${chunk.error.message}\n`)
+        output.err(`error: ${chunk.error.code}: ${printable(chunk.error.message)}\n`)
       }
     })).pipe(Effect.map(() => code))
 }
@@ -67,9 +152,6 @@ interface Tally {
   readonly startedMs: number
   firstTokenMs: number | undefined
 }
-
-/** `1234` → `"1,234"`: token counts read at a glance. */
-const count = (n: number | undefined): string => (n ?? 0).toLocaleString("en-US")
 
 /**
  * The footer line: how the stream ended, the model, usage, cost ("cost unknown" when the price table
@@ -99,7 +181,9 @@ export const footer = (
     : `${(u.outputTokens / seconds).toFixed(1)} tokens/s`
   const model = response.metadata === undefined
     ? ""
-    : ` · ${response.metadata.provider}${response.metadata.model === undefined ? "" : `:${response.metadata.model}`}`
+    : ` · ${oneLine(response.metadata.provider)}${
+      response.metadata.model === undefined ? "" : `:${oneLine(response.metadata.model)}`
+    }`
   return `── ${status}${model} · ${usage} · ${cost} · ${ttft} · ${rate}`
 }
 
@@ -155,19 +239,27 @@ export const text = <R>(
       switch (chunk.type) {
         case "reasoning-delta":
           switchTo("reasoning")
-          output.out(dim(chunk.delta))
+          output.out(dim(printable(chunk.delta)))
           return
         case "text-delta":
           switchTo("text")
-          output.out(chunk.delta)
+          output.out(printable(chunk.delta))
           return
         case "tool-call": {
           endLine()
           const call = chunk.toolCall
           const args = call.parseError === undefined ? JSON.stringify(call.arguments) : call.rawArguments
-          output.out(`${bold("tool call:")} ${call.name}(${args})\n`)
+          output.out(`${bold("tool call:")} ${oneLine(call.name)}(${oneLine(args)})\n`)
           return
         }
+        case "tool-result":
+          endLine()
+          output.out(`${bold("tool result:")} ${toolResult(chunk)}\n`)
+          return
+        case "step-finish":
+          endLine()
+          output.out(dim(`── ${step(chunk)}`) + "\n")
+          return
         case "content-part":
           endLine()
           output.out(dim(`[${chunk.part.type}]`) + "\n")
@@ -202,7 +294,7 @@ export const text = <R>(
     const last = tally.chunks[tally.chunks.length - 1]
     if (last?.type === "error") {
       yield* end(`error: ${last.error.code}`)
-      output.err(`error: ${last.error.code}: ${last.error.message}\n`)
+      output.err(`error: ${last.error.code}: ${printable(last.error.message)}\n`)
       return ExitCode.streamError
     }
     const response = yield* end(last?.type === "finish" ? `finish: ${last.reason}` : "ended")

@@ -11,6 +11,7 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
 import * as http from "node:http"
@@ -22,6 +23,8 @@ import * as OpenAiChat from "../../src/providers/openai-chat/index.js"
 import * as StreamChunk from "../../src/StreamChunk.js"
 import * as ReplayServer from "../../src/testing/ReplayServer.js"
 import * as TestModel from "../../src/testing/TestModel.js"
+import * as Tool from "../../src/Tool.js"
+import * as Toolkit from "../../src/Toolkit.js"
 
 /** Every kind of chunk, with the values a lossy encoding would drop. */
 const script: ReadonlyArray<StreamChunk.StreamChunk> = [
@@ -52,6 +55,91 @@ const script: ReadonlyArray<StreamChunk.StreamChunk> = [
   StreamChunk.cacheRead(100),
   StreamChunk.finish("tool_calls", "tool_use")
 ]
+
+/** An agent loop's chunks (two steps), then structured output's: every chunk the loop and streamObject add. */
+const loopScript: ReadonlyArray<StreamChunk.StreamChunk> = [
+  StreamChunk.metadata("anthropic", "claude-test", "msg_1"),
+  StreamChunk.textDelta("Let me check."),
+  StreamChunk.toolCall({
+    index: 0,
+    id: "toolu_1",
+    name: "get_weather",
+    arguments: { city: "Paris" },
+    rawArguments: "{\"city\":\"Paris\"}"
+  }),
+  StreamChunk.toolCall({
+    index: 1,
+    id: "toolu_2",
+    name: "get_time",
+    arguments: { raw: "{\"zone\":" },
+    rawArguments: "{\"zone\":",
+    parseError: "Unexpected end of JSON input"
+  }),
+  StreamChunk.usage({ inputTokens: 100, outputTokens: 20, totalTokens: 120, cacheReadTokens: 64 }),
+  StreamChunk.toolResult({
+    toolCallId: "toolu_1",
+    name: "get_weather",
+    result: { city: "Paris", temperature: 18, tags: ["rain", null], nested: { ok: true } },
+    isError: false,
+    step: 1
+  }),
+  StreamChunk.toolResult({
+    toolCallId: "toolu_2",
+    name: "get_time",
+    result: "The arguments of get_time are not valid JSON. Call it again with a JSON object.",
+    isError: true,
+    step: 1
+  }),
+  StreamChunk.stepFinish(1, "tool_calls", {
+    rawReason: "tool_use",
+    usage: { inputTokens: 100, outputTokens: 20, totalTokens: 120, cacheReadTokens: 64, raw: { input_tokens: 36 } }
+  }),
+  StreamChunk.textDelta("{\"temp\":"),
+  StreamChunk.partialObject({}),
+  StreamChunk.textDelta("18,\"sky\":\"rain\"}"),
+  StreamChunk.partialObject({ temp: 18, sky: "rain" }),
+  StreamChunk.object({ temp: 18, sky: "rain" }),
+  StreamChunk.usage({ inputTokens: 250, outputTokens: 35, totalTokens: 285, cacheReadTokens: 128 }),
+  StreamChunk.stepFinish(2, "stop", { usage: { inputTokens: 150, outputTokens: 15, totalTokens: 165 } }),
+  StreamChunk.finish("stop", "end_turn")
+]
+
+/** The bytes of an encoded stream, cut into one-byte reads: every UTF-8 sequence and line break is cut somewhere. */
+const byteReads = (bytes: ReadonlyArray<Uint8Array>): Array<Uint8Array> => {
+  const all = new Uint8Array(bytes.reduce((n, b) => n + b.length, 0))
+  let at = 0
+  for (const b of bytes) {
+    all.set(b, at)
+    at += b.length
+  }
+  return Array.from(all, (b) => Uint8Array.of(b))
+}
+
+/** A typed tool for the relayed loop. */
+const getWeather = Tool.make("get_weather", {
+  parameters: Schema.Struct({ city: Schema.String }),
+  handler: ({ city }) => Effect.succeed({ city, temperature: 18 })
+})
+
+/** A two-step conversation for `streamWithTools`: a call (and a call of an unknown tool), then the answer. */
+const loopModel = () =>
+  TestModel.layer({
+    responses: TestModel.steps([
+      [
+        StreamChunk.metadata("anthropic", "claude-test", "msg_1"),
+        TestModel.toolCall("get_weather", { city: "Paris" }),
+        TestModel.toolCall("get_time", {}, { index: 1 }),
+        StreamChunk.usage({ inputTokens: 10, outputTokens: 5, totalTokens: 15 }),
+        StreamChunk.finish("tool_calls", "tool_use")
+      ],
+      [
+        StreamChunk.metadata("anthropic", "claude-test", "msg_2"),
+        StreamChunk.textDelta("18 °C in Paris."),
+        StreamChunk.usage({ inputTokens: 30, outputTokens: 7, totalTokens: 37 }),
+        StreamChunk.finish("stop", "end_turn")
+      ]
+    ])
+  })
 
 /** Serves web `Response`s from a node server, as a host adapter would; cancels the body when the client leaves. */
 const serveWeb = (handler: (body: string) => Response) =>
@@ -239,6 +327,77 @@ describe("Relay over loopback HTTP", () => {
     }).pipe(Effect.scoped))
 })
 
+describe("Relay of an agent loop", () => {
+  it.live("toResponse then fromResponse: the loop's chunks exactly, one terminal chunk, last", () =>
+    Effect.gen(function*() {
+      const loop = LanguageModel.streamWithTools("hi", Toolkit.make(getWeather))
+      const direct = yield* collect(Stream.provideLayer(loop, loopModel()))
+      const { url } = yield* serveWeb(() => Relay.toResponse(loop, loopModel()))
+      const response = yield* Effect.promise(() => fetch(url, { method: "POST" }))
+      const relayed = yield* collect(Relay.fromResponse(response))
+      expect(relayed).toStrictEqual(direct)
+      expect(relayed).toStrictEqual([
+        StreamChunk.metadata("anthropic", "claude-test", "msg_1"),
+        StreamChunk.toolCall({
+          index: 0,
+          id: "call_0",
+          name: "get_weather",
+          arguments: { city: "Paris" },
+          rawArguments: "{\"city\":\"Paris\"}"
+        }),
+        StreamChunk.toolCall({ index: 1, id: "call_1", name: "get_time", arguments: {}, rawArguments: "{}" }),
+        StreamChunk.usage({ inputTokens: 10, outputTokens: 5, totalTokens: 15 }),
+        StreamChunk.toolResult({
+          toolCallId: "call_0",
+          name: "get_weather",
+          result: { city: "Paris", temperature: 18 },
+          isError: false,
+          step: 1
+        }),
+        StreamChunk.toolResult({
+          toolCallId: "call_1",
+          name: "get_time",
+          result: "Unknown tool \"get_time\". The tools available are: get_weather.",
+          isError: true,
+          step: 1
+        }),
+        StreamChunk.stepFinish(1, "tool_calls", {
+          rawReason: "tool_use",
+          usage: { inputTokens: 10, outputTokens: 5, totalTokens: 15 }
+        }),
+        StreamChunk.textDelta("18 °C in Paris."),
+        StreamChunk.usage({ inputTokens: 40, outputTokens: 12, totalTokens: 52 }),
+        StreamChunk.stepFinish(2, "stop", {
+          rawReason: "end_turn",
+          usage: { inputTokens: 30, outputTokens: 7, totalTokens: 37 }
+        }),
+        StreamChunk.finish("stop", "end_turn")
+      ])
+      expect(relayed.filter(StreamChunk.isTerminal)).toStrictEqual([StreamChunk.finish("stop", "end_turn")])
+    }).pipe(Effect.scoped))
+
+  it.live("a relayed loop cut after a step-finish ends in one truncated error, the step's chunks kept", () =>
+    Effect.gen(function*() {
+      const firstStep = loopScript.slice(0, 8)
+      const { url } = yield* serveRaw((res) => {
+        res.writeHead(200, Relay.headers)
+        res.end(firstStep.map((c, i) => `id: ${i + 1}\ndata: ${StreamChunk.encodeJson(c)}\n\n`).join(""))
+      })
+      const chunks = yield* collect(Relay.fetch(url))
+      expect(chunks.slice(0, -1)).toStrictEqual(firstStep)
+      expect(chunks.length).toBe(firstStep.length + 1)
+      const last = chunks.at(-1)
+      expect(last?.type === "error" && last.error.code).toBe("truncated")
+    }).pipe(Effect.scoped))
+
+  it.effect("decode(encode(chunks)) gives an agent loop's and structured output's chunks back unchanged", () =>
+    Effect.gen(function*() {
+      const bytes = Chunk.toReadonlyArray(yield* Stream.runCollect(Relay.encode(Stream.fromIterable(loopScript))))
+      const back = yield* collect(Relay.decode(Stream.fromIterable(byteReads(bytes))))
+      expect(back).toStrictEqual(loopScript)
+    }))
+})
+
 describe("Relay.encodeText", () => {
   it.effect("sends a keep-alive comment every interval while the model is silent", () =>
     Effect.gen(function*() {
@@ -265,15 +424,7 @@ describe("Relay.encodeText", () => {
       const bytes = Chunk.toReadonlyArray(
         yield* Stream.runCollect(Relay.encode(Stream.fromIterable(script)))
       )
-      const all = new Uint8Array(bytes.reduce((n, b) => n + b.length, 0))
-      let at = 0
-      for (const b of bytes) {
-        all.set(b, at)
-        at += b.length
-      }
-      // One byte per read: every UTF-8 sequence and line break is cut somewhere.
-      const reads = Array.from(all, (b) => Uint8Array.of(b))
-      const back = yield* collect(Relay.decode(Stream.fromIterable(reads)))
+      const back = yield* collect(Relay.decode(Stream.fromIterable(byteReads(bytes))))
       expect(back).toEqual(script)
     }))
 })
