@@ -77,7 +77,7 @@ describe("LanguageModel.streamObject", () => {
 
   it.effect("the last of 100+ partial objects equals the decoded object, in 3-character deltas", () =>
     Effect.gen(function*() {
-      const value = { name: "Ada Lovelace", age: 36, tags: Array.from({ length: 40 }, (_, i) => `tag-${i}`) }
+      const value = { name: "Ada Lovelace", age: 36, tags: Array.from({ length: 40 }, (_, i) => `tag number ${i} of the forty tags`) }
       const chunks = yield* run(Person, deltas(JSON.stringify(value), 3))
       const partials = chunks.filter(StreamChunk.is("partial-object"))
       expect(partials.length).toBeGreaterThanOrEqual(100)
@@ -112,6 +112,20 @@ describe("LanguageModel.streamObject", () => {
       expect(cutLast?.type === "error" && cutLast.error.message).toBe(
         "The model's output could not be read as the requested object: the answer ended (length) before its JSON was complete"
       )
+    }))
+
+  it.effect("an object nested past 64 levels is invalid_output, never a chunk the JSON codec would refuse", () =>
+    Effect.gen(function*() {
+      const deep = "[".repeat(70) + "]".repeat(70)
+      const chunks = yield* run(Schema.Unknown, deltas(deep, 10))
+      const last = chunks.at(-1)
+      expect(last?.type === "error" && [last.error.code, last.error.message]).toStrictEqual([
+        "invalid_output",
+        "The model's output could not be read as the requested object: it is nested too deeply (more than 64 levels of arrays and objects)"
+      ])
+      for (const chunk of chunks) {
+        expect(Either.isRight(StreamChunk.decodeJson(StreamChunk.encodeJson(chunk)))).toBe(true)
+      }
     }))
 
   it.effect("a Markdown code fence around the JSON is read through", () =>

@@ -14,6 +14,7 @@ import type * as LanguageModel from "../../LanguageModel.js"
 import * as LlmError from "../../LlmError.js"
 import * as StreamChunk from "../../StreamChunk.js"
 import { Joiner } from "../joiner.js"
+import * as Json from "../json.js"
 import { Incremental } from "../partialJsonIncremental.js"
 import { describeIssue } from "./loop.js"
 
@@ -114,6 +115,17 @@ export const run = <A, I>(
           ? `it is not JSON (${e instanceof Error ? e.message : String(e)})`
           : `the answer ended (${finish.reason}) before its JSON was complete`
         out.push(invalidOutput(`The model's output could not be read as the requested object: ${why}`, text))
+        return
+      }
+      // What we emit must survive the chunk codec (64 levels of nesting, no `Infinity`).
+      const problem = Json.check(parsed)
+      if (problem !== undefined) {
+        out.push(
+          invalidOutput(
+            `The model's output could not be read as the requested object: it ${Json.describe(problem)}`,
+            text
+          )
+        )
         return
       }
       const decoded = decode(parsed)
