@@ -77,7 +77,11 @@ describe("LanguageModel.streamObject", () => {
 
   it.effect("the last of 100+ partial objects equals the decoded object, in 3-character deltas", () =>
     Effect.gen(function*() {
-      const value = { name: "Ada Lovelace", age: 36, tags: Array.from({ length: 40 }, (_, i) => `tag ${i}: ${"a long description of the tag ".repeat(3)}`) }
+      const value = {
+        name: "Ada Lovelace",
+        age: 36,
+        tags: Array.from({ length: 40 }, (_, i) => `tag ${i}: ${"a long description of the tag ".repeat(3)}`)
+      }
       const chunks = yield* run(Person, deltas(JSON.stringify(value), 3))
       const partials = chunks.filter(StreamChunk.is("partial-object"))
       expect(partials.length).toBeGreaterThanOrEqual(100)
