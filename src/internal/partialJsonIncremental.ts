@@ -84,7 +84,7 @@ const put = (target: JsonObject, key: string, value: unknown): void => {
 /** Builds an object from its keys and values: one insertion per member (faster than spreading a large object). */
 const build = (keys: ReadonlyArray<string>, values: ReadonlyArray<unknown>): JsonObject => {
   const target: JsonObject = {}
-  for (let i = 0; i < keys.length; i++) put(target, keys[i], values[i])
+  for (let i = 0; i < keys.length; i++) put(target, keys[i]!, values[i])
   return target
 }
 
@@ -120,7 +120,7 @@ class Frame {
     this.values.push(value)
     if (this.index === undefined && this.keys.length > scanKeys) {
       this.index = new Map()
-      for (let i = 0; i < this.keys.length; i++) this.index.set(this.keys[i], i)
+      for (let i = 0; i < this.keys.length; i++) this.index.set(this.keys[i]!, i)
     }
     return true
   }
@@ -365,7 +365,7 @@ export class Incremental {
         default: { // AFTER
           const top = this.frames.length - 1
           if (top < 0) return this.fail(`Unexpected ${show(c)} after the JSON value`, i)
-          const isArray = this.frames[top].isArray
+          const isArray = this.frames[top]!.isArray
           if (c === 44) this.mode = isArray ? VALUE : KEY // ,
           else if (c === (isArray ? 93 : 125)) this.close()
           else return this.fail(`Unexpected ${show(c)}`, i)
@@ -422,7 +422,7 @@ export class Incremental {
     const decoded = this.decoded
     this.decoded = ""
     if (this.isKey) {
-      this.frames[this.frames.length - 1].key = decoded
+      this.frames[this.frames.length - 1]!.key = decoded
       this.mode = COLON
     } else {
       this.place(decoded)
@@ -436,7 +436,7 @@ export class Incremental {
     if (top < 0) {
       this.root = value
       this.hasRoot = true
-    } else if (this.frames[top].add(value)) {
+    } else if (this.frames[top]!.add(value)) {
       this.spine++
     }
   }
@@ -543,7 +543,7 @@ export class Incremental {
     const depth = this.frames.length
     if (depth === 0) return hasChild ? child : this.hasRoot ? this.root : undefined
     for (let d = depth - 1; d >= 0; d--) {
-      const frame = this.frames[d]
+      const frame = this.frames[d]!
       if (frame.isArray) {
         const copy = frame.values.slice()
         if (hasChild) copy.push(child)
