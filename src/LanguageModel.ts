@@ -267,7 +267,9 @@ export const fallback = <E, R, const Others extends ReadonlyArray<Layer.Layer<La
  * @since 0.1.0
  * @category models
  */
-export type StepOverrides = Loop.StepOverrides
+export type StepOverrides = Partial<Omit<ChatRequest.ChatRequest, "tools">> & {
+  readonly activeTools?: ReadonlyArray<string>
+}
 
 /**
  * What `prepareStep` sees: the step about to run (from 1), the request it would send, and every
@@ -276,7 +278,11 @@ export type StepOverrides = Loop.StepOverrides
  * @since 0.1.0
  * @category models
  */
-export type StepContext = Loop.StepContext
+export interface StepContext {
+  readonly step: number
+  readonly request: ChatRequest.ChatRequest
+  readonly steps: ReadonlyArray<Response.Response>
+}
 
 /**
  * The options of {@link streamWithTools} and {@link chatWithTools}; `R` is what `approve` and

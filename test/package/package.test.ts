@@ -206,15 +206,22 @@ describe("the packed package", () => {
         project
       )
       expect(stderr).toBe(
-        "--replay: replaying our recorded answer (gemini:gemini-demo-1 over loopback; your prompt is not sent anywhere)\n"
+        "--replay: replaying our recorded conversation with the demo get_weather tool (gemini:gemini-demo-1 over loopback; your prompt is not sent anywhere)\n"
       )
       expect(stdout.split("\n").slice(0, 3)).toStrictEqual([
         "reasoning: The user wants the current weather in Paris. I should call get_weather with city Paris.",
         "Let me look up the weather in Paris.",
         "tool call: get_weather({\"city\":\"Paris\"})"
       ])
+      expect(stdout.split("\n").slice(3, 7)).toStrictEqual([
+        "tool result: get_weather → {\"city\":\"Paris\",\"temperature\":18,\"unit\":\"celsius\",\"conditions\":\"light rain\"}",
+        "── step 1 · tool_calls · in 70 out 61",
+        "It's 18 °C with light rain in Paris right now: mild, but take an umbrella if you head out.",
+        "── step 2 · stop · in 140 out 19"
+      ])
+      // The footer sums both steps.
       expect(stdout).toMatch(
-        /\n── finish: tool_calls · google:gemini-demo-1 · input 70 \(cache read 64, cache write 0\) · /
+        /\n── finish: stop · google:gemini-demo-1 · input 210 \(cache read 192, cache write 0\) · output 80 \(reasoning 40\) · /
       )
     }),
     60_000

@@ -26,29 +26,8 @@ import * as Toolkit from "../../Toolkit.js"
 import * as Usage from "../../Usage.js"
 import * as Json from "../json.js"
 
-/** What a step may change in the request it sends (see `LanguageModel.ToolLoopOptions.prepareStep`). */
-export type StepOverrides = Partial<Omit<ChatRequest.ChatRequest, "tools">> & {
-  readonly activeTools?: ReadonlyArray<string>
-}
-
-/** What `prepareStep` sees: the step about to run, its request, and the steps before it. */
-export interface StepContext {
-  readonly step: number
-  readonly request: ChatRequest.ChatRequest
-  readonly steps: ReadonlyArray<Response.Response>
-}
-
 /** The loop's options (documented on `LanguageModel.ToolLoopOptions`). */
-export interface Options<R> {
-  readonly maxSteps?: number | undefined
-  readonly stopWhen?: Tool.StopCondition | ReadonlyArray<Tool.StopCondition> | undefined
-  readonly concurrency?: number | undefined
-  readonly toolTimeout?: Duration.DurationInput | undefined
-  readonly approve?: ((call: ToolCall.ToolCall) => Effect.Effect<boolean, never, R>) | undefined
-  readonly prepareStep?:
-    | ((context: StepContext) => StepOverrides | Effect.Effect<StepOverrides, never, R>)
-    | undefined
-}
+export type Options<R> = LanguageModel.ToolLoopOptions<R>
 
 /** A typed tool as the loop runs it: its types erased (they were checked where the tool was made). */
 interface Runnable {
