@@ -11,8 +11,10 @@ import { LanguageModel, Response, StreamChunk, Tool, Toolkit } from "effect-llm-
 import type { ChatRequest } from "effect-llm-stream"
 import { TestModel } from "effect-llm-stream/testing"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
 import { median, quantile } from "./stats.js"
 
 const quick = process.env.BENCH_QUICK === "1"
@@ -28,7 +30,7 @@ const weather = Tool.make("get_weather", {
 const toolkit = Toolkit.make(weather)
 
 const usage = StreamChunk.usage({ inputTokens: 20, outputTokens: 10, totalTokens: 30 })
-const script = (request: ChatRequest.ChatRequest, n: number): TestModel.Script =>
+const script = (request: ChatRequest.ChatRequest, n: number): ReadonlyArray<StreamChunk.StreamChunk> =>
   n % steps < toolSteps
     ? [
       StreamChunk.metadata("test", "test-model", `r${n}`),
@@ -44,7 +46,16 @@ const script = (request: ChatRequest.ChatRequest, n: number): TestModel.Script =
       StreamChunk.finish("stop")
     ]
 
-const runtime = ManagedRuntime.make(TestModel.layer({ responses: script }))
+// A scripted service without TestModel's request log (which grows with every request of the run).
+let served = 0
+const runtime = ManagedRuntime.make(Layer.succeed(
+  LanguageModel.LanguageModel,
+  LanguageModel.make({
+    provider: "test",
+    model: "test-model",
+    stream: (request) => Stream.fromIterable(script(request, served++))
+  })
+))
 
 const question: ChatRequest.ChatRequest = { messages: [{ role: "user", content: "Weather in five cities?" }] }
 
