@@ -260,7 +260,7 @@ export const fallback = <E, R, const Others extends ReadonlyArray<Layer.Layer<La
 // ---------------------------------------------------------------------------------------------
 
 /**
- * What `prepareStep` may change in the request of the step about to run: any request field but
+ * What `prepareStep` may change in the request of the step about to run: every request field but
  * `tools` (model options, `toolChoice`, `messages` …), and `activeTools`, the names of the tools
  * offered in that step (a call to another tool gets an error result).
  *

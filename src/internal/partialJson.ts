@@ -10,19 +10,29 @@
  */
 import * as Json from "./json.js"
 
-// What the scanner expects next.
-const VALUE = 0 // a value (top level, after `:`, after `,` in an array)
-const FIRST_VALUE = 1 // a value or `]` (just after `[`)
-const KEY = 2 // a key (after `,` in an object)
-const FIRST_KEY = 3 // a key or `}` (just after `{`)
-const COLON = 4 // `:` after a key
-const AFTER = 5 // `,` or a closing bracket after a value, or the end
+// What the scanner expects next (shared with the incremental parser, partialJsonIncremental.ts).
+/** A value (top level, after `:`, after `,` in an array). */
+export const VALUE = 0
+/** A value or `]` (just after `[`). */
+export const FIRST_VALUE = 1
+/** A key (after `,` in an object). */
+export const KEY = 2
+/** A key or `}` (just after `{`). */
+export const FIRST_KEY = 3
+/** `:` after a key. */
+export const COLON = 4
+/** `,` or a closing bracket after a value, or the end. */
+export const AFTER = 5
 
 // The token in progress.
-const NONE = 0
-const STRING = 1
-const NUMBER = 2
-const LITERAL = 3
+/** No token. */
+export const NONE = 0
+/** A string. */
+export const STRING = 1
+/** A number. */
+export const NUMBER = 2
+/** `true`, `false` or `null`. */
+export const LITERAL = 3
 
 const OBJECT = 0
 const ARRAY = 1

@@ -20,20 +20,7 @@
  * number in progress costs at most 800 digits however long the number grows.
  */
 import * as Json from "./json.js"
-
-// What the scanner expects next (as in partialJson.ts).
-const VALUE = 0 // a value (top level, after `:`, after `,` in an array)
-const FIRST_VALUE = 1 // a value or `]` (just after `[`)
-const KEY = 2 // a key (after `,` in an object)
-const FIRST_KEY = 3 // a key or `}` (just after `{`)
-const COLON = 4 // `:` after a key
-const AFTER = 5 // `,` or a closing bracket after a value, or the end
-
-// The token in progress.
-const NONE = 0
-const STRING = 1
-const NUMBER = 2
-const LITERAL = 3
+import { AFTER, COLON, FIRST_KEY, FIRST_VALUE, KEY, LITERAL, NONE, NUMBER, STRING, VALUE } from "./partialJson.js"
 
 // Where a string in progress is in an escape.
 const NO_ESCAPE = 0
